@@ -640,6 +640,62 @@ def check_refused(tools: Tools, args: list[str], field_name: str) -> list[str]:
     return []
 
 
+# --- IAM policies ---------------------------------------------------------------------------------------------------
+
+IAM = HERE.parent / "iam"
+# Mutating actions that may go without a tag condition, with the only resources they may name that way: the
+# snapshot a volume is restored from, and the instance a volume is attached to.
+UNCONDITIONED = {
+    ("ec2:CreateVolume", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:AttachVolume", "arn:aws:ec2:*:*:instance/*"),
+    ("ec2:DetachVolume", "arn:aws:ec2:*:*:instance/*"),
+}
+DRIVER_TAGS = {
+    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName"},
+    "efs-policy.json": {"efs.csi.aws.com/cluster"},
+}
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def check_iam_policy(file_name: str) -> list[str]:
+    """Least privilege: read-only Describe calls on *, every other action bound to a tag the driver sets."""
+    policy = json.loads((IAM / file_name).read_text())
+    problems = []
+    if policy.get("Version") != "2012-10-17":
+        problems.append(f"{file_name}: Version {policy.get('Version')}")
+    tags_used = set()
+    for statement in policy["Statement"]:
+        sid = statement.get("Sid", "?")
+        if statement.get("Effect") != "Allow" or "NotAction" in statement or "NotResource" in statement:
+            problems.append(f"{file_name}/{sid}: only plain Allow statements are expected")
+        actions = as_list(statement["Action"])
+        resources = as_list(statement["Resource"])
+        condition = statement.get("Condition", {})
+        for keys in condition.values():
+            for key in keys:
+                if match := re.match(r"^(?:aws|ec2):(?:Resource|Request)Tag/(.+)$", key):
+                    tags_used.add(match.group(1))
+        for action in actions:
+            if "*" in action:
+                problems.append(f"{file_name}/{sid}: wildcard action {action}")
+            read_only = action.split(":", 1)[1].startswith("Describe")
+            tagged = any(re.match(r"^(?:aws|ec2):(?:Resource|Request)Tag/", key) or key == "ec2:CreateAction"
+                         for keys in condition.values() for key in keys)
+            if read_only or tagged:
+                continue
+            for resource in resources:
+                if (action, resource) not in UNCONDITIONED:
+                    problems.append(f"{file_name}/{sid}: {action} on {resource} is not bound to a driver tag")
+    if missing := DRIVER_TAGS[file_name] - tags_used:
+        problems.append(f"{file_name}: never conditioned on {sorted(missing)}")
+    if unknown := tags_used - DRIVER_TAGS[file_name]:
+        problems.append(f"{file_name}: conditioned on tags the driver does not set: {sorted(unknown)}")
+    return problems
+
+
 # --- main ---------------------------------------------------------------------------------------------------------
 
 def parse(manifest: str) -> list[dict]:
@@ -699,6 +755,9 @@ def main() -> int:
 
     for name, args, field_name in INVALID_VALUES:
         results.record(f"values.schema.json refuses {name}", check_refused(tools, args, field_name))
+
+    for file_name in sorted(DRIVER_TAGS):
+        results.record(f"IAM {file_name}: least privilege, scoped by the driver's tags", check_iam_policy(file_name))
 
     print(f"{results.passed} passed, {results.failed} failed")
     return 1 if results.failed else 0

@@ -13,6 +13,7 @@ KUBECONFORM_VERSION=v0.7.0
 KUBERNETES_VALIDATE_VERSION=1.37.0
 PYYAML_VERSION=6.0.3
 
+command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
 mkdir -p "$TOOLS/bin"
 export GOBIN="$TOOLS/bin" GOFLAGS="${GOFLAGS:--buildvcs=false}"
 
