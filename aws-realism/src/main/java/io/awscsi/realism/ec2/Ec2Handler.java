@@ -328,7 +328,8 @@ public final class Ec2Handler implements ServiceHandler {
         throw Ec2Errors.incorrectState(volumeId + " is not 'available'.");
       }
       var attachedTo = new ArrayList<String>();
-      volume.attachments().forEach(a -> attachedTo.add(a.instanceId()));
+      volume.attachments().stream().map(VolumeView.AttachmentView::instanceId)
+          .filter(id -> !state.detached(volumeId, id, now)).forEach(attachedTo::add);
       state.attachments(volumeId, now).stream().map(Attachment::instanceId)
           .filter(id -> !attachedTo.contains(id)).forEach(attachedTo::add);
       if (attachedTo.contains(instanceId)) {
@@ -339,7 +340,7 @@ public final class Ec2Handler implements ServiceHandler {
       }
       var devices = new ArrayList<String>();
       var volumes = new ArrayList<String>();
-      instance.blockDevices().forEach(d -> {
+      instance.blockDevices().stream().filter(d -> !state.detached(d.volumeId(), instanceId, now)).forEach(d -> {
         devices.add(d.deviceName());
         volumes.add(d.volumeId());
       });
@@ -378,17 +379,23 @@ public final class Ec2Handler implements ServiceHandler {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       Instant now = clock.instant();
       Optional<String> requestedInstance = params.get("InstanceId");
-      List<VolumeView.AttachmentView> current = volume.attachments().stream()
-          .filter(a -> requestedInstance.map(a.instanceId()::equals).orElse(true))
-          .toList();
+      Predicate<String> requested = instanceId -> requestedInstance.map(instanceId::equals).orElse(true);
+      List<Attachment> live = state.attachments(volumeId, now);
+      // Attachments moto knows plus those only the proxy knows (other attachments of a multi-attached volume).
+      var current = new LinkedHashMap<String, Attachment>();
+      for (VolumeView.AttachmentView a : volume.attachments()) {
+        if (requested.test(a.instanceId()) && !state.detached(volumeId, a.instanceId(), now)) {
+          current.put(a.instanceId(), state.attachment(volumeId, a.instanceId(), now).orElse(
+              Attachment.attaching(volumeId, a.instanceId(), a.device(), a.attachTime(), now)));
+        }
+      }
+      live.stream().filter(a -> a.state(now) != AttachmentState.DETACHING && requested.test(a.instanceId()))
+          .forEach(a -> current.putIfAbsent(a.instanceId(), a));
       if (current.isEmpty()) {
-        boolean detaching = state.attachments(volumeId, now).stream()
-            .anyMatch(a -> a.state(now) == AttachmentState.DETACHING
-                && requestedInstance.map(a.instanceId()::equals).orElse(true));
-        if (detaching) {
+        if (live.stream().anyMatch(a -> requested.test(a.instanceId()))) {
           throw Ec2Errors.incorrectState("Volume '" + volumeId + "' is in the 'detaching' state.");
         }
-        if (volume.attachments().isEmpty()) {
+        if (live.isEmpty() && volume.attachments().isEmpty()) {
           throw Ec2Errors.incorrectState("Volume '" + volumeId + "' is in the 'available' state.");
         }
         throw AwsErrorException.badRequest("InvalidAttachment.NotFound", "Volume " + volumeId
@@ -397,18 +404,27 @@ public final class Ec2Handler implements ServiceHandler {
       if (current.size() > 1) {
         throw Ec2Errors.missingParameter("InstanceId (volume " + volumeId + " is attached to several instances)");
       }
-      VolumeView.AttachmentView target = current.getFirst();
+      Attachment target = current.values().iterator().next();
       if (params.get("Device").filter(d -> !d.equals(target.device())).isPresent()) {
         throw AwsErrorException.badRequest("InvalidAttachment.NotFound", "Volume " + volumeId
             + " is not attached to " + target.instanceId() + " as " + params.get("Device").orElseThrow());
       }
-      Attachment before = state.attachment(volumeId, target.instanceId(), now)
-          .orElse(Attachment.attaching(volumeId, target.instanceId(), target.device(), target.attachTime(), now));
+      boolean motoKnows = volume.attachments().stream().anyMatch(a -> a.instanceId().equals(target.instanceId()));
       // Record the detachment before moto forgets the attachment, so the device stays in use throughout.
-      state.putAttachment(before.detaching(now, now.plus(profile.volumeDetach().sample(random))));
+      state.putAttachment(target.detaching(now, now.plus(profile.volumeDetach().sample(random))));
+      if (!motoKnows) {
+        Document answer = newResponse("DetachVolumeResponse");
+        Element root = answer.getDocumentElement();
+        Xml.appendElement(root, "volumeId", volumeId);
+        Xml.appendElement(root, "instanceId", target.instanceId());
+        Xml.appendElement(root, "device", target.device());
+        Xml.appendElement(root, "status", "detaching");
+        Xml.appendElement(root, "attachTime", target.attachTime());
+        return ProxyResponse.xml(200, Xml.write(answer));
+      }
       ProxyResponse response = moto.send(request, params.with("InstanceId", target.instanceId()));
       if (response.isError()) {
-        state.putAttachment(before);
+        state.putAttachment(target);
         return response;
       }
       Document doc = Xml.parse(response.body());
