@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -36,10 +37,13 @@ final class ChildProcess {
     this.log = log;
   }
 
-  static ChildProcess start(String name, List<String> command, Path workingDirectory) {
+  static ChildProcess start(String name, List<String> command, Path workingDirectory,
+                            Map<String, String> environment) {
     try {
       Path log = Files.createTempFile(name + "-", ".log");
-      Process process = new ProcessBuilder(command)
+      var builder = new ProcessBuilder(command);
+      builder.environment().putAll(environment);
+      Process process = builder
           .directory(workingDirectory == null ? null : workingDirectory.toFile())
           .redirectErrorStream(true)
           .redirectOutput(log.toFile())

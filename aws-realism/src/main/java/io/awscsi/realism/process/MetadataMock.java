@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -224,7 +225,7 @@ public final class MetadataMock implements AutoCloseable {
       int port = FreePorts.pick();
       ChildProcess process = ChildProcess.start(EXECUTABLE, List.of(executable.toString(),
           "-n", "127.0.0.1", "-p", String.valueOf(port), "-I",
-          "-c", directory.resolve("aemm-config.json").toString()), directory);
+          "-c", directory.resolve("aemm-config.json").toString()), directory, Map.of());
       var mock = new MetadataMock(process, port, directory, identity);
       try {
         awaitReady(process, port);
