@@ -81,6 +81,11 @@ public final class MetadataMock implements AutoCloseable {
     return port;
   }
 
+  /** Process id of the mock, for checks that nothing is left running. */
+  public long pid() {
+    return process.pid();
+  }
+
   public Identity identity() {
     return identity;
   }

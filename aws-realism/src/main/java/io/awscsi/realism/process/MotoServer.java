@@ -116,6 +116,11 @@ public final class MotoServer implements AutoCloseable {
     return port;
   }
 
+  /** Process id of the server, for checks that nothing is left running. */
+  public long pid() {
+    return process.pid();
+  }
+
   /** Forgets every resource ({@code POST /moto-api/reset}). */
   public void reset() {
     var request = HttpRequest.newBuilder(URI.create(endpoint() + "/moto-api/reset"))
