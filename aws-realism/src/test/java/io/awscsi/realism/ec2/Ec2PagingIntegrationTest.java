@@ -108,7 +108,7 @@ class Ec2PagingIntegrationTest {
     assertEc2Error(() -> ec2.describeVolumes(r -> r.maxResults(5).nextToken("not-a-token")),
         "InvalidPaginationToken");
     assertEc2Error(() -> ec2.describeVolumes(r -> r.maxResults(5).nextToken(token)
-        .filters(Filter.builder().name("size").values("10").build())), "InvalidPaginationToken");
+        .filters(filter("size", "10"))), "InvalidPaginationToken");
   }
 
   @Test
@@ -117,9 +117,9 @@ class Ec2PagingIntegrationTest {
     clock.advance(Duration.ofSeconds(2));
     Set<String> newer = createVolumes(3);
 
-    assertThat(ids(ec2.describeVolumes(r -> r.filters(f -> f.name("status").values("creating"))).volumes()))
+    assertThat(ids(ec2.describeVolumes(r -> r.filters(filter("status", "creating"))).volumes()))
         .containsExactlyInAnyOrderElementsOf(newer);
-    assertThat(ids(ec2.describeVolumes(r -> r.filters(f -> f.name("status").values("available"))).volumes()))
+    assertThat(ids(ec2.describeVolumes(r -> r.filters(filter("status", "available"))).volumes()))
         .containsExactlyInAnyOrderElementsOf(older);
   }
 
@@ -140,7 +140,7 @@ class Ec2PagingIntegrationTest {
     firstPage.snapshots().forEach(s -> listed.add(s.snapshotId()));
     secondPage.snapshots().forEach(s -> listed.add(s.snapshotId()));
     assertThat(listed).isEqualTo(created);
-    assertThat(ec2.describeSnapshots(r -> r.ownerIds("self").filters(f -> f.name("status").values("pending")))
+    assertThat(ec2.describeSnapshots(r -> r.ownerIds("self").filters(filter("status", "pending")))
         .snapshots()).hasSize(6);
   }
 
@@ -172,10 +172,8 @@ class Ec2PagingIntegrationTest {
 
     assertThat(first.volumesModifications()).hasSize(5);
     assertThat(second.volumesModifications()).hasSize(1);
-    assertThat(ec2.describeVolumesModifications(r -> r.filters(f -> f.name("modification-state")
-        .values("modifying"))).volumesModifications()).hasSize(6);
-    assertThat(ec2.describeVolumesModifications(r -> r.filters(f -> f.name("modification-state")
-        .values("completed"))).volumesModifications()).isEmpty();
+    assertThat(ec2.describeVolumesModifications(r -> r.filters(filter("modification-state", "modifying"))).volumesModifications()).hasSize(6);
+    assertThat(ec2.describeVolumesModifications(r -> r.filters(filter("modification-state", "completed"))).volumesModifications()).isEmpty();
   }
 
   private Set<String> createVolumes(int count) {
@@ -184,6 +182,10 @@ class Ec2PagingIntegrationTest {
       ids.add(ec2.createVolume(r -> r.availabilityZone(ZONE).size(10)).volumeId());
     }
     return ids;
+  }
+
+  private static Filter filter(String name, String value) {
+    return Filter.builder().name(name).values(value).build();
   }
 
   private static List<String> ids(List<Volume> volumes) {

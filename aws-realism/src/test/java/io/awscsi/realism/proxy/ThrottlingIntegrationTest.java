@@ -97,7 +97,8 @@ class ThrottlingIntegrationTest {
       efs.describeAccessPoints(r -> r.maxResults(10));
       efs.describeAccessPoints(r -> r.maxResults(10));
 
-      assertThatThrownBy(() -> efs.describeAccessPoints(r -> r.maxResults(10))).isInstanceOfSatisfying(EfsException.class, e -> {
+      assertThatThrownBy(() -> efs.describeAccessPoints(r -> r.maxResults(10)))
+          .isInstanceOfSatisfying(EfsException.class, e -> {
         assertThat(e.statusCode()).isEqualTo(429);
         assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ThrottlingException");
         assertThat(e.isThrottlingException()).isTrue();
