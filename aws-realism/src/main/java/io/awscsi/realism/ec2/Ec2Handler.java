@@ -528,7 +528,10 @@ public final class Ec2Handler implements ServiceHandler {
     return response.withBody(Xml.write(doc));
   }
 
-  /** DescribeVolumesModifications: the latest modification of each volume, in its current state. */
+  /**
+   * DescribeVolumesModifications: the latest modification of each volume, in its current state; a volume asked for by
+   * id that was never modified is InvalidVolumeModification.NotFound, as on EC2 (moto answers an empty list).
+   */
   private ProxyResponse describeVolumesModifications(ProxyRequest request, QueryParams params) {
     Optional<Integer> maxResults = maxResults("DescribeVolumesModifications", params);
     List<Ec2Filter> filters = Ec2Filter.parse(params);
@@ -551,6 +554,12 @@ public final class Ec2Handler implements ServiceHandler {
           .map(m -> Ec2Views.modificationElement(doc, "item", m, now))
           .orElse(item);
       latestByVolume.put(volumeId, shown);
+    }
+    for (String volumeId : params.list("VolumeId")) {
+      if (!latestByVolume.containsKey(volumeId)) {
+        throw AwsErrorException.badRequest("InvalidVolumeModification.NotFound",
+            "Modification for volume '" + volumeId + "' does not exist.");
+      }
     }
     var items = new ArrayList<Element>();
     for (Element item : latestByVolume.values()) {
