@@ -80,9 +80,10 @@ class ThrottlingIntegrationTest {
       }
       assertThrottled(() -> ec2.describeVolumes());
     }
-    try (var proxy = proxy(moto, RealismProfile.fast().withThrottle(ThrottleLimits.off()));
-         Ec2Client ec2 = AwsClients.ec2(proxy.endpoint())) {
-      for (int i = 0; i < 110; i++) {
+    var off = RealismProfile.fast().withThrottle(
+        ThrottleLimits.off().withAction("DescribeVolumes", new BucketLimit(3, 1)));
+    try (var proxy = proxy(moto, off); Ec2Client ec2 = AwsClients.ec2(proxy.endpoint())) {
+      for (int i = 0; i < 6; i++) {
         ec2.describeVolumes();
       }
       assertThat(proxy.stats().totalThrottled()).isZero();
