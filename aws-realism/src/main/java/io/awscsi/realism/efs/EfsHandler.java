@@ -17,6 +17,7 @@ import io.awscsi.realism.proxy.ProxyResponse;
 import io.awscsi.realism.proxy.QueryParams;
 import io.awscsi.realism.proxy.ServiceHandler;
 import io.awscsi.realism.proxy.UpstreamClient;
+import io.awscsi.realism.proxy.UpstreamErrorException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -232,7 +233,7 @@ public final class EfsHandler implements ServiceHandler {
       return List.of();
     }
     if (response.isError()) {
-      throw new io.awscsi.realism.proxy.UpstreamErrorException(response);
+      throw new UpstreamErrorException(response);
     }
     var result = new ArrayList<JsonNode>();
     Optional.ofNullable(parseObject(response.bodyText()).get("AccessPoints")).ifPresent(l -> l.forEach(result::add));

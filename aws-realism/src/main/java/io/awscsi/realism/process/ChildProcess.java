@@ -1,5 +1,6 @@
 package io.awscsi.realism.process;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -8,7 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -47,7 +50,7 @@ final class ChildProcess {
           .directory(workingDirectory == null ? null : workingDirectory.toFile())
           .redirectErrorStream(true)
           .redirectOutput(log.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .start();
       var child = new ChildProcess(name, process, log);
       RUNNING.add(child);
@@ -92,7 +95,7 @@ final class ChildProcess {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       descendants.forEach(ProcessHandle::destroyForcibly);
     }
     try {

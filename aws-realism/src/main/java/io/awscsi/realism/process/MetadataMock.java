@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -94,7 +95,7 @@ public final class MetadataMock implements AutoCloseable {
   public void close() {
     process.stop();
     try (Stream<Path> files = Files.walk(directory)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
     } catch (IOException e) {
       LOG.debug("cannot delete {}: {}", directory, e.getMessage());
     }

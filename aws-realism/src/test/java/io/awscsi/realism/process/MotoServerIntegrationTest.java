@@ -1,7 +1,9 @@
 package io.awscsi.realism.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,8 +37,8 @@ class MotoServerIntegrationTest {
     }
     assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
     try (var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> ec2(http, endpoint, CREATE_VOLUME))
-          .isInstanceOf(java.io.IOException.class);
+      assertThatThrownBy(() -> ec2(http, endpoint, CREATE_VOLUME))
+          .isInstanceOf(IOException.class);
     }
   }
 
