@@ -49,7 +49,8 @@ public final class LocalAws implements AutoCloseable {
       String instanceId;
       String fileSystemId;
       try (Ec2Client ec2 = ec2(proxy.endpoint()); EfsClient efs = efs(proxy.endpoint())) {
-        String ami = ec2.describeImages(r -> r.maxResults(5)).images().getFirst().imageId();
+        // moto starts without its default AMIs (faster resets) and accepts any image id.
+        String ami = "ami-0123456789abcdef0";
         instanceId = ec2.runInstances(r -> r.imageId(ami).minCount(1).maxCount(1)
                 .instanceType(InstanceType.fromValue(INSTANCE_TYPE)).placement(p -> p.availabilityZone(ZONE)))
             .instances().getFirst().instanceId();
