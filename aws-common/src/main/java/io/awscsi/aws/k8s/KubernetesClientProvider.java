@@ -1,0 +1,46 @@
+package io.awscsi.aws.k8s;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.util.function.Supplier;
+
+/**
+ * Builds the fabric8 client on first use, from fabric8's default configuration (in-cluster service account, or
+ * {@code KUBECONFIG} / {@code ~/.kube/config}), so a node without Kubernetes access still starts and only the features
+ * that need the API fail. Thread-safe; closing closes the client if it was built.
+ */
+public final class KubernetesClientProvider implements Supplier<KubernetesClient>, AutoCloseable {
+
+  private final Supplier<KubernetesClient> factory;
+  private KubernetesClient client;
+
+  private KubernetesClientProvider(Supplier<KubernetesClient> factory) {
+    this.factory = factory;
+  }
+
+  /** fabric8's default configuration. */
+  public static KubernetesClientProvider fromDefaultConfig() {
+    return new KubernetesClientProvider(() -> new KubernetesClientBuilder().build());
+  }
+
+  /** A client built elsewhere (tests, a launcher that already has one). */
+  public static KubernetesClientProvider of(KubernetesClient client) {
+    return new KubernetesClientProvider(() -> client);
+  }
+
+  @Override
+  public synchronized KubernetesClient get() {
+    if (client == null) {
+      client = factory.get();
+    }
+    return client;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+  }
+}
