@@ -1,7 +1,9 @@
 package io.awscsi.aws.k8s;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 
 /**
@@ -14,13 +16,19 @@ public final class KubernetesClientProvider implements Supplier<KubernetesClient
   private final Supplier<KubernetesClient> factory;
   private KubernetesClient client;
 
-  private KubernetesClientProvider(Supplier<KubernetesClient> factory) {
+  KubernetesClientProvider(Supplier<KubernetesClient> factory) {
     this.factory = factory;
   }
 
   /** fabric8's default configuration. */
   public static KubernetesClientProvider fromDefaultConfig() {
     return new KubernetesClientProvider(() -> new KubernetesClientBuilder().build());
+  }
+
+  /** Upstream's {@code --kubeconfig}: that file instead of the default lookup; read on first use. */
+  public static KubernetesClientProvider fromKubeconfig(Path kubeconfig) {
+    return new KubernetesClientProvider(
+        () -> new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build());
   }
 
   /** A client built elsewhere (tests, a launcher that already has one). */

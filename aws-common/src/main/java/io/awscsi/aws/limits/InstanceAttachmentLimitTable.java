@@ -150,11 +150,16 @@ public final class InstanceAttachmentLimitTable {
   }
 
   private static int parseLimit(String text, int lineNumber, String raw) {
+    int limit;
     try {
-      return Integer.parseInt(text);
+      limit = Integer.parseInt(text);
     } catch (NumberFormatException e) {
       throw malformed(lineNumber, raw, "limit '" + text + "' is not a number");
     }
+    if (limit < 1) {
+      throw malformed(lineNumber, raw, "limit must be at least 1, was " + limit);
+    }
+    return limit;
   }
 
   private static IllegalStateException malformed(int lineNumber, String line, String why) {

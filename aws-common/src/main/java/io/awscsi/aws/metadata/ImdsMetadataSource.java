@@ -50,7 +50,7 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
     this.endpoint =
         builder.endpoint != null
             ? builder.endpoint
-            : environment.get(ENDPOINT_VARIABLE).map(URI::create).orElse(null);
+            : environment.get(ENDPOINT_VARIABLE).map(ImdsMetadataSource::endpointFromVariable).orElse(null);
     Ec2MetadataClient.Builder client =
         Ec2MetadataClient.builder()
             .httpClient(
@@ -171,6 +171,19 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
     }
     throw new MetadataUnavailableException(
         "the instance identity document (" + IDENTITY_DOCUMENT_PATH + ") has no " + field);
+  }
+
+  private static URI endpointFromVariable(String value) {
+    try {
+      URI uri = URI.create(value);
+      if (uri.getHost() == null) {
+        throw new IllegalArgumentException("no host");
+      }
+      return uri;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          ENDPOINT_VARIABLE + "='" + value + "' is not a URL such as http://169.254.169.254; fix or unset it", e);
+    }
   }
 
   /** MAC addresses in a {@code network/interfaces/macs} listing, one per attached ENI. */

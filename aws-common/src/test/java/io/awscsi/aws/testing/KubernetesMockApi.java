@@ -3,7 +3,6 @@ package io.awscsi.aws.testing;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
@@ -32,7 +31,7 @@ public final class KubernetesMockApi implements AutoCloseable {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(Serialization.jsonMapper()),
+            new Context(),
             new MockWebServer(),
             responses,
             new KubernetesMixedDispatcher(responses),
