@@ -25,8 +25,8 @@ import org.apache.logging.log4j.Logger;
  * Removes the startup taint {@code <driver>/agent-not-ready} (any effect) from this node once the driver is
  * registered there, so pods needing the driver are not scheduled before it can serve them (kubernetes#95911).
  *
- * <p>Runs on a virtual thread, retrying with backoff until a deadline (about 10 minutes, as upstream). Skipped, with one
- * log line, when {@value #DISABLE_VARIABLE} is set, when {@value #NODE_NAME_VARIABLE} is missing, or when the API
+ * <p>Runs on a virtual thread, retrying with backoff until a deadline (about 10 minutes, as upstream). Skipped, with
+ * one log line, when {@value #DISABLE_VARIABLE} is set, when {@value #NODE_NAME_VARIABLE} is missing, or when the API
  * answers 403 (the service account has no RBAC for it). The patch is a JSON patch whose {@code test} operation checks
  * {@code /spec/taints} is still what was read, so a taint another controller adds meanwhile is not lost: the patch
  * fails and the remover reads the node again.
@@ -196,7 +196,8 @@ public final class StartupTaintRemover implements AutoCloseable {
     if (settings.condition() == RegistrationCondition.ALLOCATABLE_COUNT_SET
         && (driver.get().getAllocatable() == null || driver.get().getAllocatable().getCount() == null)) {
       return Optional.of(
-          "driver " + settings.driverName() + " is registered in CSINode " + nodeName + " without allocatable.count yet");
+          "driver " + settings.driverName() + " is registered in CSINode " + nodeName
+              + " without allocatable.count yet");
     }
     return Optional.empty();
   }

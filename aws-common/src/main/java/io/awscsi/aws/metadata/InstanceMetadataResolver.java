@@ -133,7 +133,9 @@ public final class InstanceMetadataResolver implements AutoCloseable {
 
   @Override
   public String toString() {
-    return sources.stream().map(MetadataSource::name).collect(Collectors.joining(",", "InstanceMetadataResolver[", "]"));
+    return sources.stream()
+        .map(MetadataSource::name)
+        .collect(Collectors.joining(",", "InstanceMetadataResolver[", "]"));
   }
 
   /** Closes the sources that hold resources (the IMDS HTTP client). */

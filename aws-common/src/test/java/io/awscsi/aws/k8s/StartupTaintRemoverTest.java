@@ -96,7 +96,8 @@ class StartupTaintRemoverTest {
     createCsiNode(EFS, null);
 
     StartupTaintSettings efs =
-        StartupTaintSettings.forEfs().withSchedule(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofSeconds(5));
+        StartupTaintSettings.forEfs()
+            .withSchedule(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofSeconds(5));
     TaintRemovalOutcome outcome = remover(efs, ENV).run();
 
     assertThat(outcome).isEqualTo(new TaintRemovalOutcome.Removed(NODE, 1));
@@ -165,7 +166,9 @@ class StartupTaintRemoverTest {
         .expect()
         .get()
         .withPath("/api/v1/nodes/" + NODE)
-        .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("nodes is forbidden").build())
+        .andReturn(
+            403,
+            new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("nodes is forbidden").build())
         .always();
 
     TaintRemovalOutcome outcome = remover(ebs(Duration.ofSeconds(30)), ENV).run();

@@ -40,7 +40,9 @@ class KubernetesMetadataSourceTest {
     InstanceMetadata metadata = new KubernetesMetadataSource(api::client, ENV).fetch();
 
     assertThat(metadata)
-        .isEqualTo(new InstanceMetadata("i-0abc123def4567890", "m7i.large", "us-west-2", "us-west-2b", null, 1, 0, null));
+        .isEqualTo(
+            new InstanceMetadata(
+                "i-0abc123def4567890", "m7i.large", "us-west-2", "us-west-2b", null, 1, 0, null));
   }
 
   @Test

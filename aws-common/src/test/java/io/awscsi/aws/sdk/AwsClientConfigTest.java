@@ -29,6 +29,9 @@ class AwsClientConfigTest {
       </GetCallerIdentityResponse>
       """;
 
+  private static final String EC2_ERROR =
+      "<Response><Errors><Error><Code>Probe</Code></Error></Errors></Response>";
+
   @ParameterizedTest(name = "explicit={0} AWS_REGION={1} AWS_DEFAULT_REGION={2} -> {3}")
   @CsvSource({
     "eu-west-1, us-east-1, us-east-2, eu-west-1",
@@ -134,7 +137,7 @@ class AwsClientConfigTest {
   @Test
   void upstreamsEc2EndpointVariableIsAppliedHereBecauseTheSdkDoesNotKnowIt() {
     try (RecordingHttpServer ec2 =
-        RecordingHttpServer.start(400, "text/xml", "<Response><Errors><Error><Code>Probe</Code></Error></Errors></Response>")) {
+        RecordingHttpServer.start(400, "text/xml", EC2_ERROR)) {
       Environment env =
           Environment.of(Map.of("AWS_REGION", "us-east-1", "AWS_EC2_ENDPOINT", ec2.endpoint().toString()));
       AwsClientConfig config = AwsClientConfig.builder(env).build();

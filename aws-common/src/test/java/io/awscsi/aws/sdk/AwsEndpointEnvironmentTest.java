@@ -53,7 +53,9 @@ class AwsEndpointEnvironmentTest {
       assertThat(exited).as("probe finished: %s", log).isTrue();
       assertThat(process.exitValue()).as(log).isZero();
 
-      assertThat(ec2.requests()).singleElement().satisfies(r -> assertThat(r.body()).contains("DescribeAvailabilityZones"));
+      assertThat(ec2.requests())
+          .singleElement()
+          .satisfies(r -> assertThat(r.body()).contains("DescribeAvailabilityZones"));
       assertThat(efs.requests()).singleElement().satisfies(r -> assertThat(r.target()).contains("/file-systems"));
       // AWS_ENDPOINT_URL serves only the service without its own variable.
       assertThat(global.requests()).singleElement().satisfies(r -> assertThat(r.body()).contains("GetCallerIdentity"));

@@ -55,7 +55,11 @@ public final class KubernetesMockApi implements AutoCloseable {
    */
   public KubernetesClient clientWithRequestTimeout(Duration timeout) {
     return server.createClient(
-        b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).withRequestTimeout((int) timeout.toMillis()).endConfig());
+        b ->
+            b.editOrNewConfig()
+                .withRequestRetryBackoffLimit(0)
+                .withRequestTimeout((int) timeout.toMillis())
+                .endConfig());
   }
 
   @Override
