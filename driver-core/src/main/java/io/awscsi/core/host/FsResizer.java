@@ -52,14 +52,32 @@ public final class FsResizer {
     };
   }
 
-  /** Grows a mounted file system to fill its device. */
+  /**
+   * Grows a mounted file system to fill its device.
+   *
+   * @throws OnlineResizeNotPermittedException when the kernel refuses an online ext3/ext4 resize
+   */
   public void resizeOnline(Path device, Path mountPath, String fsType) {
     var result = switch (family(fsType)) {
-      case EXT -> runner.run(Command.of(HostTool.RESIZE2FS, device.toString()).withTimeout(RESIZE_TIMEOUT));
+      case EXT -> resize2fsOnline(device, mountPath);
       case XFS -> runner.run(Command.of(HostTool.XFS_GROWFS, "-d", mountPath.toString()).withTimeout(RESIZE_TIMEOUT));
     };
     LOG.info("grew the {} file system on {} (mounted at {}) in {} ms", fsType, device, mountPath,
         result.elapsed().toMillis());
+  }
+
+  private CommandResult resize2fsOnline(Path device, Path mountPath) {
+    try {
+      return runner.run(Command.of(HostTool.RESIZE2FS, device.toString()).withTimeout(RESIZE_TIMEOUT));
+    } catch (CommandException.Failed e) {
+      // resize2fs prints "Permission denied to resize filesystem" when the ioctl fails with EPERM.
+      if (e.diagnostics().contains("Permission denied to resize") || e.diagnostics().contains("Operation not permitted")) {
+        throw new OnlineResizeNotPermittedException("the kernel refused to grow the mounted file system on " + device
+            + " (at " + mountPath + "): online ext4 resize needs CAP_SYS_RESOURCE; grant it to the node plugin, or "
+            + "unstage the volume so it is grown offline at the next stage (" + e.getMessage() + ")", e);
+      }
+      throw e;
+    }
   }
 
   /**
