@@ -1,0 +1,115 @@
+package io.awscsi.core.lifecycle;
+
+import io.awscsi.core.errors.DriverError;
+
+/**
+ * The CSI volume lifecycle as an explicit transition table: CREATED -> NODE_READY (ControllerPublish) -> VOL_READY
+ * (NodeStage) -> PUBLISHED (NodePublish) and back. For drivers without staging NODE_READY goes straight to PUBLISHED.
+ * It decides which repeated calls are idempotent successes and which calls are out of order, and with which code.
+ * Teardown calls (unpublish, unstage) on a volume in an earlier state succeed: the spec makes them idempotent.
+ */
+public final class VolumeLifecycle {
+
+  private final boolean stagingRequired;
+
+  public VolumeLifecycle(boolean stagingRequired) {
+    this.stagingRequired = stagingRequired;
+  }
+
+  public boolean stagingRequired() {
+    return stagingRequired;
+  }
+
+  public Decision decide(VolumeState state, Operation op, Repeat repeat, String volumeId) {
+    if (state == VolumeState.UNKNOWN) {
+      return new Decision.Proceed(after(op));
+    }
+    return switch (op) {
+      case CONTROLLER_PUBLISH -> switch (state) {
+        case CREATED -> proceed(VolumeState.NODE_READY);
+        default -> repeated(repeat, state, volumeId, "published to this node with another capability or read-only flag");
+      };
+      case NODE_STAGE -> {
+        if (!stagingRequired) {
+          yield reject(new DriverError.FailedPrecondition("NodeStageVolume is not used by this driver"));
+        }
+        yield switch (state) {
+          case CREATED -> notPublished(volumeId);
+          case NODE_READY -> proceed(VolumeState.VOL_READY);
+          default -> repeated(repeat, state, volumeId, "staged with another capability, device or staging path");
+        };
+      }
+      case NODE_PUBLISH -> switch (state) {
+        case CREATED -> notPublished(volumeId);
+        case NODE_READY -> stagingRequired
+            ? reject(new DriverError.FailedPrecondition("volume " + volumeId
+                + " is not staged on this node: call NodeStageVolume first"))
+            : proceed(VolumeState.PUBLISHED);
+        case VOL_READY -> proceed(VolumeState.PUBLISHED);
+        case PUBLISHED -> switch (repeat) {
+          case FIRST -> proceed(VolumeState.PUBLISHED);
+          case SAME -> new Decision.AlreadyDone();
+          case CONFLICTING -> reject(new DriverError.AlreadyExists("volume " + volumeId
+              + " is already published at this target path with another capability or read-only flag"));
+        };
+        case UNKNOWN -> throw new IllegalStateException("handled above");
+      };
+      case NODE_UNPUBLISH -> switch (state) {
+        case PUBLISHED -> proceed(stagingRequired ? VolumeState.VOL_READY : VolumeState.NODE_READY);
+        default -> new Decision.AlreadyDone();
+      };
+      case NODE_UNSTAGE -> switch (state) {
+        case PUBLISHED -> reject(new DriverError.FailedPrecondition("volume " + volumeId
+            + " is still published on this node: unpublish every target path before NodeUnstageVolume"));
+        case VOL_READY -> proceed(VolumeState.NODE_READY);
+        default -> new Decision.AlreadyDone();
+      };
+      case CONTROLLER_UNPUBLISH -> switch (state) {
+        case NODE_READY -> proceed(VolumeState.CREATED);
+        case VOL_READY, PUBLISHED -> reject(new DriverError.FailedPrecondition("volume " + volumeId
+            + " is still " + (state == VolumeState.PUBLISHED ? "published" : "staged")
+            + " on the node: unpublish and unstage it there first"));
+        default -> new Decision.AlreadyDone();
+      };
+      case DELETE -> switch (state) {
+        case CREATED -> proceed(VolumeState.UNKNOWN);
+        default -> reject(new DriverError.FailedPrecondition("volume " + volumeId
+            + " is still published to a node: unpublish it before DeleteVolume"));
+      };
+    };
+  }
+
+  /** The state a call leads to when it succeeds from an unknown state. */
+  private VolumeState after(Operation op) {
+    return switch (op) {
+      case CONTROLLER_PUBLISH -> VolumeState.NODE_READY;
+      case NODE_STAGE -> VolumeState.VOL_READY;
+      case NODE_PUBLISH -> VolumeState.PUBLISHED;
+      case NODE_UNPUBLISH -> stagingRequired ? VolumeState.VOL_READY : VolumeState.NODE_READY;
+      case NODE_UNSTAGE -> VolumeState.NODE_READY;
+      case CONTROLLER_UNPUBLISH -> VolumeState.CREATED;
+      case DELETE -> VolumeState.UNKNOWN;
+    };
+  }
+
+  private static Decision repeated(Repeat repeat, VolumeState state, String volumeId, String conflict) {
+    return switch (repeat) {
+      case SAME, FIRST -> new Decision.AlreadyDone();
+      case CONFLICTING -> reject(new DriverError.AlreadyExists("volume " + volumeId + " is already " + conflict
+          + " (state " + state + ")"));
+    };
+  }
+
+  private static Decision notPublished(String volumeId) {
+    return reject(new DriverError.FailedPrecondition("volume " + volumeId
+        + " is not published to this node: ControllerPublishVolume must succeed first"));
+  }
+
+  private static Decision proceed(VolumeState next) {
+    return new Decision.Proceed(next);
+  }
+
+  private static Decision reject(DriverError error) {
+    return new Decision.Reject(error);
+  }
+}

@@ -1,0 +1,12 @@
+package io.awscsi.core.provider;
+
+import java.util.Map;
+
+/** ControllerExpandVolume; {@code capability} is null when the CO did not send one. */
+public record ExpandRequest(String volumeId, CapacityRange capacity, VolumeCapability capability,
+    Map<String, String> secrets) {
+
+  public ExpandRequest {
+    secrets = Map.copyOf(secrets);
+  }
+}

@@ -1,0 +1,16 @@
+package io.awscsi.core.provider;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/** NodePublishVolume; {@code stagingPath} is null for drivers without staging. Paths are absolute and clean. */
+public record NodePublishRequest(String volumeId, Map<String, String> publishContext, Path stagingPath,
+    Path targetPath, VolumeCapability capability, boolean readonly, Map<String, String> volumeContext,
+    Map<String, String> secrets) {
+
+  public NodePublishRequest {
+    publishContext = Map.copyOf(publishContext);
+    volumeContext = Map.copyOf(volumeContext);
+    secrets = Map.copyOf(secrets);
+  }
+}

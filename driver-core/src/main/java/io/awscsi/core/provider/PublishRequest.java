@@ -1,0 +1,18 @@
+package io.awscsi.core.provider;
+
+import java.util.Map;
+
+/** ControllerPublishVolume: make a volume available on a node (EBS: attach). */
+public record PublishRequest(
+    String volumeId,
+    String nodeId,
+    VolumeCapability capability,
+    boolean readonly,
+    Map<String, String> volumeContext,
+    Map<String, String> secrets) {
+
+  public PublishRequest {
+    volumeContext = Map.copyOf(volumeContext);
+    secrets = Map.copyOf(secrets);
+  }
+}
