@@ -133,10 +133,11 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
         throw DriverException.invalidArgument("kmsKeyId", "a clone keeps its source's KMS key ("
             + (source.kmsKeyId().isEmpty() ? "none" : source.kmsKeyId()) + "); remove kmsKeyId from the class");
       }
-      ZoneSelector.Placement wanted = ZoneSelector.pick(request.topology());
-      if (!wanted.zone().isEmpty() && !request.topology().requisite().isEmpty()
-          && request.topology().requisite().stream().noneMatch(seg -> source.zone().equals(
-              seg.getOrDefault(ZoneSelector.ZONE_KEY, seg.get(ZoneSelector.EBS_ZONE_KEY))))) {
+      String sourceZone = source.zone();
+      boolean zoneExcluded = !request.topology().requisite().isEmpty() && request.topology().requisite().stream()
+          .map(seg -> seg.getOrDefault(ZoneSelector.ZONE_KEY, seg.getOrDefault(ZoneSelector.EBS_ZONE_KEY, "")))
+          .noneMatch(z -> z.isEmpty() || z.equals(sourceZone));
+      if (zoneExcluded) {
         throw DriverException.resourceExhausted("clone source " + source.volumeId() + " is in " + source.zone()
             + ", which the accessibility requirements exclude; EBS clones stay in their source's zone");
       }
