@@ -215,11 +215,16 @@ public final class Ec2Volumes {
 
   // ---- snapshots
 
-  public DiskSnapshot createSnapshot(String volumeId, String description, Map<String, String> tags,
+  /** CreateSnapshot; {@code outpostArn} empty for a snapshot in the region. */
+  public DiskSnapshot createSnapshot(String volumeId, String description, String outpostArn, Map<String, String> tags,
       CallDeadline deadline) {
-    CreateSnapshotResponse s = calls.run(Ec2Action.CREATE_SNAPSHOT, deadline, o -> ec2.createSnapshot(r -> r
-        .overrideConfiguration(o).volumeId(volumeId).description(description)
-        .tagSpecifications(tagSpecification(ResourceType.SNAPSHOT, tags))));
+    CreateSnapshotResponse s = calls.run(Ec2Action.CREATE_SNAPSHOT, deadline, o -> ec2.createSnapshot(r -> {
+      r.overrideConfiguration(o).volumeId(volumeId).description(description)
+          .tagSpecifications(tagSpecification(ResourceType.SNAPSHOT, tags));
+      if (!outpostArn.isEmpty()) {
+        r.outpostArn(outpostArn);
+      }
+    }));
     return new DiskSnapshot(s.snapshotId(), s.volumeId(), orZero(s.volumeSize()), DiskSnapshot.State.of(
         s.stateAsString()), s.startTime(), s.hasTags() ? tags(s.tags()) : tags);
   }
