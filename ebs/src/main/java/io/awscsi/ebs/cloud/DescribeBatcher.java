@@ -17,9 +17,12 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Merges lookups by key from concurrent operations into one Describe call. A batch is sent when it holds
- * {@code maxEntries} keys or {@code maxDelay} after its first key arrived, whichever comes first; callers asking for
- * the same key share one slot and one answer.
+ * Merges lookups by key from concurrent operations into one Describe call. Calls of one batcher are at least
+ * {@code maxDelay} apart (upstream's 500 ms, which keeps each batcher at 2 calls/s however many operations wait),
+ * except that a batch holding {@code maxEntries} keys goes at once; callers asking for the same key share one slot
+ * and one answer. Unlike upstream, a lookup that arrives when the batcher has been idle for {@code maxDelay} is sent
+ * at once instead of waiting out the delay: under load this batches as much as upstream, and alone it adds no
+ * latency.
  *
  * <p>EC2 fails a whole DescribeVolumes/Instances/Snapshots call when one id does not exist. Such a batch is split in
  * halves until the bad ids are isolated (a few calls instead of one per id); ids found missing are remembered for a
@@ -49,6 +52,7 @@ public final class DescribeBatcher<K, V> {
   private final Object lock = new Object();
   private Map<K, CompletableFuture<Optional<V>>> pending = new LinkedHashMap<>();
   private long generation;
+  private long lastSent = Long.MIN_VALUE / 2;
   private final Map<K, Long> likelyBadUntil = new ConcurrentHashMap<>();
   private final LongAdder fetchCalls = new LongAdder();
 
@@ -75,26 +79,30 @@ public final class DescribeBatcher<K, V> {
       return lookUpAlone(key, deadline);
     }
     CompletableFuture<Optional<V>> answer;
-    Map<K, CompletableFuture<Optional<V>>> full = null;
+    Map<K, CompletableFuture<Optional<V>>> ready = null;
     long armGeneration = -1;
+    long wait = 0;
     synchronized (lock) {
       answer = pending.get(key);
       if (answer == null) {
         answer = new CompletableFuture<>();
         pending.put(key, answer);
-        if (pending.size() >= maxEntries) {
-          full = takeBatch();
+        long now = nanoClock.getAsLong();
+        wait = lastSent + maxDelay.toNanos() - now;
+        if (pending.size() >= maxEntries || (pending.size() == 1 && wait <= 0)) {
+          ready = takeBatch(now);
         } else if (pending.size() == 1) {
           armGeneration = generation;
         }
       }
     }
-    if (full != null) {
-      Map<K, CompletableFuture<Optional<V>>> batch = full;
+    if (ready != null) {
+      Map<K, CompletableFuture<Optional<V>>> batch = ready;
       Thread.ofVirtual().name("describe-batch-" + name).start(() -> run(batch));
     } else if (armGeneration >= 0) {
       long armed = armGeneration;
-      Thread.ofVirtual().name("describe-batch-" + name).start(() -> flushLater(armed));
+      Duration pause = Duration.ofNanos(wait);
+      Thread.ofVirtual().name("describe-batch-" + name).start(() -> flushLater(armed, pause));
     }
     return await(answer, deadline, key);
   }
@@ -116,23 +124,24 @@ public final class DescribeBatcher<K, V> {
     return true;
   }
 
-  private Map<K, CompletableFuture<Optional<V>>> takeBatch() {
+  private Map<K, CompletableFuture<Optional<V>>> takeBatch(long now) {
     Map<K, CompletableFuture<Optional<V>>> batch = pending;
     pending = new LinkedHashMap<>();
     generation++;
+    lastSent = now;
     return batch;
   }
 
-  private void flushLater(long armedGeneration) {
+  private void flushLater(long armedGeneration, Duration pause) {
     try {
-      Thread.sleep(maxDelay);
+      Thread.sleep(pause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     Map<K, CompletableFuture<Optional<V>>> batch = null;
     synchronized (lock) {
       if (generation == armedGeneration && !pending.isEmpty()) {
-        batch = takeBatch();
+        batch = takeBatch(nanoClock.getAsLong());
       }
     }
     if (batch != null) {

@@ -5,9 +5,9 @@ import java.util.Arrays;
 
 /**
  * Polling delays for one kind of EC2 state change (creation, attach, detach, modification) that learn from how long
- * the recent ones took: the first poll comes at about the typical duration, later ones grow geometrically. Polls
- * are cheap thanks to batching, but each one still adds up to the batch delay to the caller's latency, so polling
- * neither too early nor too late is what keeps the tail short.
+ * the recent ones took: the first poll comes at about 80% of the typical duration, then polls follow at the batch
+ * interval and slowly spread out. Polls cost almost nothing under load (they join a batched Describe call that is
+ * made anyway), so fine-grained polling after the first is what keeps the latency tail short.
  */
 final class AdaptiveBackoff {
 
@@ -16,14 +16,23 @@ final class AdaptiveBackoff {
   private final Duration initial;
   private final Duration min;
   private final Duration max;
+  private final Duration step;
   private final double growth;
   private final long[] recentMillis = new long[WINDOW];
   private int count;
 
-  AdaptiveBackoff(Duration initial, Duration min, Duration max, double growth) {
+  /**
+   * @param initial first poll until enough changes were observed
+   * @param min smallest pause
+   * @param max largest pause
+   * @param step pause after the first poll (about the batch interval)
+   * @param growth factor by which later pauses grow
+   */
+  AdaptiveBackoff(Duration initial, Duration min, Duration max, Duration step, double growth) {
     this.initial = initial;
     this.min = min;
     this.max = max;
+    this.step = step;
     this.growth = growth;
   }
 
@@ -35,8 +44,7 @@ final class AdaptiveBackoff {
 
   /** The pause before poll {@code poll} (0-based). */
   Duration delay(int poll) {
-    double first = firstDelayMillis();
-    double d = first * Math.pow(growth, poll);
+    double d = poll == 0 ? firstDelayMillis() : step.toMillis() * Math.pow(growth, poll - 1);
     return Duration.ofMillis((long) Math.clamp(d, min.toMillis(), max.toMillis()));
   }
 

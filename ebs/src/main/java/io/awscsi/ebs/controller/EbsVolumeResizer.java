@@ -39,7 +39,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
   private final AttachmentObserver observer;
   private final ModifyVolumeCoalescer coalescer;
   private final AdaptiveBackoff modificationPolls = new AdaptiveBackoff(Duration.ofSeconds(1), Duration.ofMillis(250),
-      Duration.ofSeconds(5), 1.5);
+      Duration.ofSeconds(5), Duration.ofMillis(500), 1.2);
 
   EbsVolumeResizer(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
     this.ec2 = ec2;

@@ -57,8 +57,20 @@ class DescribeBatcherTest {
   }
 
   @Test
+  void aLookupOnAnIdleBatcherIsSentAtOnce() throws Exception {
+    DescribeBatcher<String, String> batcher = new DescribeBatcher<>("test", 500, Duration.ofSeconds(30),
+        this::describe);
+    long start = System.nanoTime();
+    assertThat(batcher.get("vol-1", CallDeadline.after(Duration.ofSeconds(5)))).contains("disk vol-1");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
   void concurrentLookupsShareOneCallAndDuplicatesOneSlot() throws Exception {
-    DescribeBatcher<String, String> batcher = batcher(500, Duration.ofMillis(200));
+    DescribeBatcher<String, String> batcher = new DescribeBatcher<>("test", 500, Duration.ofMillis(300),
+        this::describe);
+    batcher.get("vol-9", CallDeadline.after(Duration.ofSeconds(5)));
+    calls.clear();
     List<Optional<String>> results = concurrently(batcher, List.of("vol-1", "vol-2", "vol-1", "vol-3", "vol-2"));
     assertThat(results).containsExactly(Optional.of("disk vol-1"), Optional.of("disk vol-2"),
         Optional.of("disk vol-1"), Optional.of("disk vol-3"), Optional.of("disk vol-2"));
@@ -66,8 +78,32 @@ class DescribeBatcherTest {
   }
 
   @Test
+  void callsOfABusyBatcherAreAtLeastTheDelayApart() throws Exception {
+    List<Long> sent = new CopyOnWriteArrayList<>();
+    DescribeBatcher<String, String> timed = new DescribeBatcher<>("timed", 500, Duration.ofMillis(300),
+        (ids, d) -> {
+          sent.add(System.nanoTime());
+          return describe(ids, d);
+        });
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int i = 0; i < 20; i++) {
+        String key = "vol-" + (i % 10 + 1);
+        pool.submit(() -> timed.get(key, CallDeadline.after(Duration.ofSeconds(5))));
+        Thread.sleep(50);
+      }
+    }
+    assertThat(sent.size()).isBetween(2, 5);
+    for (int i = 1; i < sent.size(); i++) {
+      assertThat(Duration.ofNanos(sent.get(i) - sent.get(i - 1))).isGreaterThanOrEqualTo(Duration.ofMillis(290));
+    }
+  }
+
+  @Test
   void aFullBatchIsSentWithoutWaitingForTheDelay() throws Exception {
-    DescribeBatcher<String, String> batcher = batcher(2, Duration.ofSeconds(30));
+    DescribeBatcher<String, String> batcher = new DescribeBatcher<>("test", 2, Duration.ofSeconds(30),
+        this::describe);
+    batcher.get("vol-9", CallDeadline.after(Duration.ofSeconds(5)));
+    calls.clear();
     long start = System.nanoTime();
     concurrently(batcher, List.of("vol-1", "vol-2"));
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
@@ -115,7 +151,14 @@ class DescribeBatcherTest {
   @Test
   void waitingStopsAtTheCallersDeadline() {
     DescribeBatcher<String, String> slow = new DescribeBatcher<>("test", 500, Duration.ofSeconds(10),
-        (ids, d) -> Map.of());
+        (ids, d) -> {
+          try {
+            Thread.sleep(2000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return Map.of();
+        });
     assertThatThrownBy(() -> slow.get("vol-1", CallDeadline.after(Duration.ofMillis(100))))
         .isInstanceOfSatisfying(CloudException.class,
             e -> assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class));
