@@ -1,0 +1,70 @@
+package io.awscsi.realism.ec2;
+
+import io.awscsi.realism.proxy.ProxyRequest;
+import io.awscsi.realism.proxy.ProxyResponse;
+import io.awscsi.realism.proxy.QueryParams;
+import io.awscsi.realism.proxy.UpstreamClient;
+import io.awscsi.realism.proxy.UpstreamErrorException;
+import io.awscsi.realism.proxy.Xml;
+import java.util.Optional;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * The proxy's own EC2 calls to moto, made with the client's headers so that moto picks the same account and region.
+ */
+final class MotoEc2 {
+
+  static final String DEFAULT_VERSION = "2016-11-15";
+
+  private final UpstreamClient upstream;
+
+  MotoEc2(UpstreamClient upstream) {
+    this.upstream = upstream;
+  }
+
+  /** Sends the client's request with these parameters; moto's answer as it is. */
+  ProxyResponse send(ProxyRequest like, QueryParams params) {
+    return upstream.send(like.withBody(params.encode()));
+  }
+
+  /** An internal call; moto's error goes to the client unchanged. */
+  Document call(ProxyRequest like, String action, QueryParams params) {
+    QueryParams full = params.with("Action", action)
+        .with("Version", QueryParams.parse(like.bodyText()).get("Version").orElse(DEFAULT_VERSION));
+    ProxyResponse response = send(like, full);
+    if (response.isError()) {
+      throw new UpstreamErrorException(response);
+    }
+    return Xml.parse(response.body());
+  }
+
+  Optional<VolumeView> volume(ProxyRequest like, String volumeId) {
+    try {
+      Document doc = call(like, "DescribeVolumes", QueryParams.parse("").with("VolumeId.1", volumeId));
+      return Xml.items(doc.getDocumentElement(), "volumeSet").stream().findFirst().map(VolumeView::from);
+    } catch (UpstreamErrorException e) {
+      if (e.response().bodyText().contains("InvalidVolume.NotFound")) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  Optional<InstanceView> instance(ProxyRequest like, String instanceId) {
+    try {
+      Document doc = call(like, "DescribeInstances", QueryParams.parse("").with("InstanceId.1", instanceId));
+      for (Element reservation : Xml.items(doc.getDocumentElement(), "reservationSet")) {
+        for (Element instance : Xml.items(reservation, "instancesSet")) {
+          return Optional.of(InstanceView.from(instance));
+        }
+      }
+      return Optional.empty();
+    } catch (UpstreamErrorException e) {
+      if (e.response().bodyText().contains("InvalidInstanceID.NotFound")) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.awscsi.realism.throttle;
+
+import io.awscsi.realism.ThrottleLimits;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** One token bucket per service and API action, created on first use, as EC2 throttles per account, region and API. */
+public final class ActionThrottle {
+
+  private final ThrottleLimits limits;
+  private final Clock clock;
+  private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
+
+  public ActionThrottle(ThrottleLimits limits, Clock clock) {
+    this.limits = limits;
+    this.clock = clock;
+  }
+
+  /** True when the call may proceed; false when its bucket is empty and the call must be refused. */
+  public boolean tryAcquire(String service, String action) {
+    if (!limits.enabled()) {
+      return true;
+    }
+    return buckets.computeIfAbsent(service + ":" + action, key -> new TokenBucket(limits.limitFor(action), clock))
+        .tryAcquire();
+  }
+
+  /** Refills every bucket (a fresh account). */
+  public void reset() {
+    buckets.clear();
+  }
+}
