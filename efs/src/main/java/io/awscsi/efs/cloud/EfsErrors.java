@@ -58,7 +58,7 @@ final class EfsErrors {
     if (e.isThrottlingException() || THROTTLING_CODES.contains(code)) {
       return new CloudError.Throttled(detail);
     }
-    if (ACCESS_DENIED_CODES.contains(code) || e.statusCode() == 403) {
+    if (ACCESS_DENIED_CODES.contains(code)) {
       return new CloudError.AccessDenied(detail);
     }
     return switch (code) {
@@ -71,7 +71,7 @@ final class EfsErrors {
       case "IncorrectFileSystemLifeCycleState" -> new CloudError.IncorrectState(detail);
       default -> e.statusCode() >= 500
           ? new CloudError.Unavailable("EFS answered " + e.statusCode() + ": " + detail)
-          : new CloudError.Unexpected(code, detail);
+          : e.statusCode() == 403 ? new CloudError.AccessDenied(detail) : new CloudError.Unexpected(code, detail);
     };
   }
 }
