@@ -15,10 +15,10 @@ import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * Runs every EFS API call: classifies failures, retries throttled and unavailable calls with exponential backoff and
- * jitter, and records the upstream driver's metrics. Each API action has its own {@link Retry}, because a throttled
- * DescribeAccessPoints must not slow CreateAccessPoint down (EFS throttles per action, as the upstream driver's
- * one-retryer-per-API fix found). SDK clients handed to this driver should have the SDK's own retries turned off so
- * the two do not multiply.
+ * jitter, and records the upstream driver's metrics. Each API action has its own {@link Retry} and there is no retry
+ * quota shared between calls, so a storm of throttled DescribeAccessPoints cannot use up the retries of
+ * CreateAccessPoint (upstream's "retry quota exceeded", #1504). SDK clients handed to this driver should have the
+ * SDK's own retries turned off so the two do not multiply.
  */
 public final class EfsApiCalls {
 

@@ -28,10 +28,17 @@ public final class SdkEfsCloud implements EfsCloud {
 
   private final EfsClient efs;
   private final EfsApiCalls calls;
+  private final int accessPointPageSize;
 
   public SdkEfsCloud(EfsClient efs, EfsApiCalls calls) {
+    this(efs, calls, ACCESS_POINT_PAGE_SIZE);
+  }
+
+  /** With a smaller DescribeAccessPoints page, so tests can make paging happen with a few access points. */
+  SdkEfsCloud(EfsClient efs, EfsApiCalls calls, int accessPointPageSize) {
     this.efs = efs;
     this.calls = calls;
+    this.accessPointPageSize = accessPointPageSize;
   }
 
   @Override
@@ -81,7 +88,7 @@ public final class SdkEfsCloud implements EfsCloud {
     do {
       String token = next;
       DescribeAccessPointsResponse page = calls.call("DescribeAccessPoints", fileSystemId,
-          () -> efs.describeAccessPoints(r -> r.fileSystemId(fileSystemId).maxResults(ACCESS_POINT_PAGE_SIZE)
+          () -> efs.describeAccessPoints(r -> r.fileSystemId(fileSystemId).maxResults(accessPointPageSize)
               .nextToken(token)));
       page.accessPoints().forEach(a -> all.add(accessPointOf(a)));
       next = page.nextToken();
