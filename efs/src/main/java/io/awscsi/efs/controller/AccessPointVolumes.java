@@ -91,6 +91,7 @@ final class AccessPointVolumes {
           case DirectoryDeletion.Remove(String path) -> directories.remove(handle, path);
           case DirectoryDeletion.Keep(String reason) -> LOG.warn("keeping the root directory {} of volume {}: {}",
               accessPoint.get().rootDirectory().path(), handle.volumeId(), reason);
+          case DirectoryDeletion.Gone gone -> { }
         }
       }
       cloud.deleteAccessPoint(id);

@@ -8,4 +8,7 @@ public sealed interface DirectoryDeletion {
 
   /** Keep the data; {@code reason} tells the operator why (logged as a warning). */
   record Keep(String reason) implements DirectoryDeletion {}
+
+  /** There is nothing left to delete (a repeated DeleteVolume). */
+  record Gone() implements DirectoryDeletion {}
 }

@@ -104,8 +104,11 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     }
     DirectoryDeletion decision = directories.removeRecorded(handle.fileSystemId(),
         mountOptions(cloud, handle.fileSystemId(), options.zone(), parsed), handle);
-    if (decision instanceof DirectoryDeletion.Keep(String reason)) {
-      LOG.warn("DeleteVolume: keeping the directory {} of {}: {}", handle.path(), volumeId, reason);
+    switch (decision) {
+      case DirectoryDeletion.Keep(String reason) ->
+          LOG.warn("DeleteVolume: keeping the directory {} of {}: {}", handle.path(), volumeId, reason);
+      case DirectoryDeletion.Gone gone -> LOG.info("DeleteVolume: the directory of {} is already gone", volumeId);
+      case DirectoryDeletion.Remove removed -> { }
     }
   }
 

@@ -3,6 +3,7 @@ package io.awscsi.efs.controller;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.efs.mount.FileSystemRootMounts;
 import io.awscsi.efs.mount.PosixDirectory;
+import io.awscsi.efs.volume.EfsPaths;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -71,6 +72,10 @@ final class VolumeDirectories {
     return mounts.withRoot(fileSystemId, mountOptions, root -> {
       try {
         Optional<DirectoryLedger.Entry> entry = DirectoryLedger.read(root, handle.volumeId());
+        if (entry.isEmpty() && !handle.path().equals(EfsPaths.ROOT)
+            && FileSystemTree.existingDirectory(root, handle.path()).isEmpty()) {
+          return new DirectoryDeletion.Gone();
+        }
         DirectoryDeletion decision = RootDirectoryGuard.forDirectory(handle, entry);
         if (decision instanceof DirectoryDeletion.Remove(String path)) {
           removeUnder(root, fileSystemId, path, handle.volumeId());
