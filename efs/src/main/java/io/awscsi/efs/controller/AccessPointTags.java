@@ -17,6 +17,7 @@ public final class AccessPointTags {
   public static final String CLUSTER_VALUE = "true";
   public static final String BASE_PATH_KEY = "efs.csi.aws.com/base-path";
   public static final String DIRECTORY_KEY = "efs.csi.aws.com/directory";
+  public static final String CAPACITY_KEY = "efs.csi.aws.com/capacity-bytes";
 
   /** What EFS accepts as a tag value. */
   private static final Pattern TAG_VALUE = Pattern.compile("[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]{0,256}");
@@ -29,10 +30,10 @@ public final class AccessPointTags {
   /**
    * Tags for a new access point.
    *
-   * @param ownership recorded unless null (reusable access points outlive one volume, so they get none) or unless a
-   *     path has characters EFS refuses in tag values
+   * @param ownership recorded with the volume's capacity unless null (reusable access points outlive one volume, so
+   *     they get none) or unless a path has characters EFS refuses in tag values
    */
-  static Map<String, String> forVolume(Map<String, String> flagTags, Ownership ownership) {
+  static Map<String, String> forVolume(Map<String, String> flagTags, Ownership ownership, long capacityBytes) {
     Map<String, String> tags = new LinkedHashMap<>();
     tags.put(CLUSTER_KEY, CLUSTER_VALUE);
     tags.putAll(flagTags);
@@ -40,8 +41,18 @@ public final class AccessPointTags {
         && TAG_VALUE.matcher(ownership.directory()).matches()) {
       tags.put(BASE_PATH_KEY, ownership.basePath());
       tags.put(DIRECTORY_KEY, ownership.directory());
+      tags.put(CAPACITY_KEY, Long.toString(capacityBytes));
     }
     return tags;
+  }
+
+  /** The capacity recorded when the access point was created, if the driver recorded one. */
+  static Optional<Long> capacity(Map<String, String> tags) {
+    String value = tags.get(CAPACITY_KEY);
+    if (value == null || !value.matches("\\d{1,19}")) {
+      return Optional.empty();
+    }
+    return Optional.of(Long.parseLong(value));
   }
 
   /** The ownership recorded on an access point, if the driver recorded one. */

@@ -1,6 +1,7 @@
 package io.awscsi.efs.controller;
 
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.CapacityRange;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.AccessPointSpec;
 import io.awscsi.efs.cloud.CloudError;
@@ -31,17 +32,18 @@ final class AccessPointVolumes {
     this.allocator = allocator;
   }
 
-  /** Creates (or finds) the volume's access point and returns its id. */
-  AccessPoint create(String volumeName, EfsVolumeParameters parameters, EfsCloud cloud) {
+  /** Creates (or finds) the volume's access point; a repeat must ask for a capacity the first one satisfies. */
+  AccessPoint create(String volumeName, EfsVolumeParameters parameters, CapacityRange capacity, EfsCloud cloud) {
     String fileSystemId = parameters.fileSystemId();
     String rootPath = parameters.volumePath(volumeName);
     String token = parameters.reuseAccessPoint()
         ? ClientTokens.forReusedAccessPoint(parameters.pvcName()) : ClientTokens.forVolume(volumeName);
     Map<String, String> tags = parameters.enableTagging()
         ? AccessPointTags.forVolume(clusterTags, parameters.reuseAccessPoint()
-            ? null : new AccessPointTags.Ownership(parameters.basePath(), rootPath))
+            ? null : new AccessPointTags.Ownership(parameters.basePath(), rootPath),
+            RecordedCapacity.requested(capacity))
         : Map.of();
-    Request request = new Request(volumeName, parameters, rootPath, token, tags);
+    Request request = new Request(volumeName, parameters, rootPath, token, tags, capacity);
     if (!parameters.needsAllocation()) {
       return createOrAdopt(cloud, request, parameters.uid(), parameters.gid());
     }
@@ -108,7 +110,7 @@ final class AccessPointVolumes {
   }
 
   private record Request(String volumeName, EfsVolumeParameters parameters, String rootPath, String token,
-      Map<String, String> tags) {}
+      Map<String, String> tags, CapacityRange capacity) {}
 
   private AccessPoint createOrAdopt(EfsCloud cloud, Request request, long uid, long gid) {
     EfsVolumeParameters p = request.parameters();
@@ -177,6 +179,8 @@ final class AccessPointVolumes {
           + existing.accessPointId() + " already exists with client token " + request.token() + " but " + mismatch
           + "; delete that access point or use another name");
     }
+    AccessPointTags.capacity(existing.tags()).ifPresent(recorded ->
+        RecordedCapacity.requireCompatible(request.volumeName(), recorded, request.capacity()));
     LOG.info("volume {} uses the existing access point {} (root {})", request.volumeName(),
         existing.accessPointId(), root);
     return existing;

@@ -21,8 +21,14 @@ final class DirectoryLedger {
 
   static final String DIRECTORY = ".efs-csi-volumes";
 
-  /** One volume's record. */
-  record Entry(String volumeId, String basePath, String directory) {}
+  /** One volume's record; {@code capacityBytes} is what the first CreateVolume asked for, -1 when unknown. */
+  record Entry(String volumeId, String basePath, String directory, long capacityBytes) {
+
+    /** Whether the record is about the same volume and place (the capacity is checked on its own). */
+    boolean samePlace(Entry other) {
+      return volumeId.equals(other.volumeId) && basePath.equals(other.basePath) && directory.equals(other.directory);
+    }
+  }
 
   private DirectoryLedger() {}
 
@@ -42,6 +48,7 @@ final class DirectoryLedger {
     properties.setProperty("volumeId", entry.volumeId());
     properties.setProperty("basePath", entry.basePath());
     properties.setProperty("directory", entry.directory());
+    properties.setProperty("capacityBytes", Long.toString(entry.capacityBytes()));
     try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
       properties.store(out, "efs.csi.aws.com: directory created for this volume; DeleteVolume reads it");
     }
@@ -68,8 +75,9 @@ final class DirectoryLedger {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
+    String capacity = properties.getProperty("capacityBytes", "-1");
     return Optional.of(new Entry(properties.getProperty("volumeId", ""), properties.getProperty("basePath", ""),
-        properties.getProperty("directory", "")));
+        properties.getProperty("directory", ""), capacity.matches("\\d{1,19}") ? Long.parseLong(capacity) : -1));
   }
 
   /** Removes the volume's record; none is success. */

@@ -47,6 +47,8 @@ public record EfsVolumeParameters(
   /** Limits of an access point root path (EFS API; upstream validatePathRequirements). */
   static final int MAX_ROOT_PATH_LENGTH = 100;
   static final int MAX_ROOT_PATH_SLASHES = 5;
+  /** Room a shortened volume name needs: a few characters of the name, a dash and 16 hex digits of its hash. */
+  static final int SHORTENED_NAME_MINIMUM = 24;
   /** The mode of an efs-dir directory when directoryPerms is not set (what the directory mode proposal uses). */
   static final String DEFAULT_DIRECTORY_PERMS = "0777";
 
@@ -168,9 +170,20 @@ public record EfsVolumeParameters(
     return name;
   }
 
-  /** The clean absolute path of the volume's directory in the file system; always strictly below basePath. */
+  /**
+   * The clean absolute path of the volume's directory in the file system; always strictly below basePath. An access
+   * point root may have 100 characters; when a long volume name alone (no subPathPattern) would exceed that, the name
+   * is cut and a hash of the whole name appended, so the directory stays unique and the same on every retry.
+   */
   public String volumePath(String volumeName) {
     String path = EfsPaths.join(basePath, directoryName(volumeName));
+    if (mode == ProvisioningMode.ACCESS_POINT && subPathPattern.isEmpty() && path.length() > MAX_ROOT_PATH_LENGTH) {
+      int room = MAX_ROOT_PATH_LENGTH - (basePath.equals(EfsPaths.ROOT) ? 1 : basePath.length() + 1);
+      if (room >= SHORTENED_NAME_MINIMUM) {
+        String hash = ClientTokens.sha256Hex(volumeName).substring(0, 16);
+        path = EfsPaths.join(basePath, volumeName.substring(0, room - hash.length() - 1) + "-" + hash);
+      }
+    }
     if (mode == ProvisioningMode.ACCESS_POINT) {
       long slashes = path.chars().filter(c -> c == '/').count();
       if (path.length() > MAX_ROOT_PATH_LENGTH || slashes > MAX_ROOT_PATH_SLASHES) {

@@ -54,26 +54,29 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     EfsCloud cloud = cloudFor(secrets);
     String fileSystemId = parameters.fileSystemId();
     List<Map<String, String>> topology = topology(cloud, parameters);
-    VolumeHandle handle = switch (parameters.mode()) {
+    long requested = RecordedCapacity.requested(request.capacity());
+    VolumeHandle handle;
+    long capacity;
+    switch (parameters.mode()) {
       case ACCESS_POINT -> {
-        AccessPoint accessPoint = accessPoints.create(request.name(), parameters, cloud);
-        yield VolumeHandle.ofAccessPoint(fileSystemId, accessPoint.accessPointId());
+        AccessPoint accessPoint = accessPoints.create(request.name(), parameters, request.capacity(), cloud);
+        handle = VolumeHandle.ofAccessPoint(fileSystemId, accessPoint.accessPointId());
+        capacity = AccessPointTags.capacity(accessPoint.tags()).orElse(requested);
       }
       case DIRECTORY -> {
         String directory = parameters.volumePath(request.name());
-        VolumeHandle volume = VolumeHandle.ofDirectory(fileSystemId, directory);
-        directories.create(fileSystemId, mountOptions(cloud, fileSystemId, parameters.az(), secrets),
-            new DirectoryLedger.Entry(volume.volumeId(), parameters.basePath(), directory),
+        handle = VolumeHandle.ofDirectory(fileSystemId, directory);
+        capacity = directories.create(fileSystemId, mountOptions(cloud, fileSystemId, parameters.az(), secrets),
+            new DirectoryLedger.Entry(handle.volumeId(), parameters.basePath(), directory, requested),
+            request.capacity(),
             parameters.uid() == EfsVolumeParameters.UNSET ? PosixDirectory.KEEP : parameters.uid(),
             parameters.gid() == EfsVolumeParameters.UNSET ? PosixDirectory.KEEP : parameters.gid(),
             PosixDirectory.mode(parameters.directoryPerms()));
-        yield volume;
       }
-    };
+      default -> throw new IllegalStateException("unknown mode " + parameters.mode());
+    }
     Map<String, String> context = CrossAccountMountTargets.volumeContext(cloud, fileSystemId, parameters.az(),
         secrets);
-    long capacity = request.capacity().requiredBytes() > 0
-        ? request.capacity().requiredBytes() : request.capacity().limitBytes();
     LOG.info("CreateVolume: volume {} is {}", request.name(), handle.volumeId());
     return new Volume(handle.volumeId(), capacity, context, topology, new VolumeSource.Empty());
   }

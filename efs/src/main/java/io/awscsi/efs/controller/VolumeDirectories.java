@@ -1,6 +1,7 @@
 package io.awscsi.efs.controller;
 
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.CapacityRange;
 import io.awscsi.efs.mount.FileSystemRootMounts;
 import io.awscsi.efs.mount.PosixDirectory;
 import io.awscsi.efs.volume.EfsPaths;
@@ -27,16 +28,18 @@ final class VolumeDirectories {
 
   /**
    * Creates an efs-dir volume's directory with its owner and mode, after recording it in the ledger. A repeated call
-   * for the same volume finds its record and succeeds; a directory that exists without a record for this volume
-   * belongs to someone else and is refused.
+   * for the same volume finds its record and succeeds if the capacity fits; a directory that exists without a record
+   * for this volume belongs to someone else and is refused.
+   *
+   * @return the volume's capacity as first recorded
    */
-  void create(String fileSystemId, List<String> mountOptions, DirectoryLedger.Entry entry, long uid, long gid,
-      int mode) {
-    mounts.withRoot(fileSystemId, mountOptions, root -> {
+  long create(String fileSystemId, List<String> mountOptions, DirectoryLedger.Entry entry, CapacityRange capacity,
+      long uid, long gid, int mode) {
+    return mounts.withRoot(fileSystemId, mountOptions, root -> {
       try {
         boolean existedBefore = FileSystemTree.existingDirectory(root, entry.directory()).isPresent();
         DirectoryLedger.Recorded recorded = DirectoryLedger.record(root, entry);
-        if (!recorded.entry().equals(entry)) {
+        if (!recorded.entry().samePlace(entry)) {
           throw DriverException.alreadyExists("volume " + entry.volumeId() + " was created before under basePath "
               + recorded.entry().basePath() + " as " + recorded.entry().directory() + ", not as "
               + entry.directory());
@@ -47,11 +50,15 @@ final class VolumeDirectories {
               + fileSystemId + " and was not created by this driver for volume " + entry.volumeId()
               + "; use another subPathPattern or basePath, or set ensureUniqueDirectory");
         }
+        long recordedCapacity = recorded.entry().capacityBytes();
+        if (!recorded.written() && recordedCapacity >= 0) {
+          RecordedCapacity.requireCompatible(entry.volumeId(), recordedCapacity, capacity);
+        }
         Path directory = FileSystemTree.createParents(root, entry.directory());
         boolean created = PosixDirectory.create(directory, uid, gid, mode);
         LOG.info("{} directory {} on {} for volume {}", created ? "created" : "found", entry.directory(),
             fileSystemId, entry.volumeId());
-        return null;
+        return recordedCapacity >= 0 ? recordedCapacity : entry.capacityBytes();
       } catch (IOException e) {
         throw DriverException.internal("cannot create directory " + entry.directory() + " on " + fileSystemId
             + " for volume " + entry.volumeId() + ": " + e.getMessage(), e);

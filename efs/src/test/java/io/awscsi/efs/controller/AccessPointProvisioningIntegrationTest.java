@@ -134,7 +134,8 @@ class AccessPointProvisioningIntegrationTest {
     assertThat(ap.rootDirectory().creationInfo().ownerUid()).isEqualTo(50000);
     assertThat(ap.tags().stream().collect(Collectors.toMap(Tag::key, Tag::value))).containsExactlyInAnyOrderEntriesOf(
         Map.of("efs.csi.aws.com/cluster", "true", "team", "storage", "efs.csi.aws.com/base-path", "/dynamic",
-            "efs.csi.aws.com/directory", "/dynamic/pvc-1"));
+            "efs.csi.aws.com/directory", "/dynamic/pvc-1", "efs.csi.aws.com/capacity-bytes",
+            Long.toString(5 * GIB)));
   }
 
   @Test
@@ -157,6 +158,25 @@ class AccessPointProvisioningIntegrationTest {
 
     assertThat(again).isEqualTo(first);
     assertThat(accessPoints()).hasSize(2);
+  }
+
+  @Test
+  void theSameNameWithACapacityTheVolumeDoesNotHaveIsAlreadyExists() {
+    Volume first = provisioner().createVolume(request("pvc-1", parameters()));
+    VolumeRequest bigger = new VolumeRequest("pvc-1", new CapacityRange(10 * GIB, 0),
+        List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")), parameters(), Map.of(), Map.of(),
+        new VolumeSource.Empty(), TopologyRequirement.NONE);
+    VolumeRequest range = new VolumeRequest("pvc-1", new CapacityRange(GIB, 6 * GIB),
+        List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")), parameters(), Map.of(), Map.of(),
+        new VolumeSource.Empty(), TopologyRequirement.NONE);
+
+    assertThatThrownBy(() -> provisioner().createVolume(bigger))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class));
+    Volume again = provisioner().createVolume(range);
+    assertThat(again.volumeId()).isEqualTo(first.volumeId());
+    assertThat(again.capacityBytes()).isEqualTo(5 * GIB);
+    assertThat(accessPoints()).hasSize(1);
   }
 
   @Test

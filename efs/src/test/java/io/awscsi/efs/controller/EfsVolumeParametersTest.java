@@ -88,6 +88,18 @@ class EfsVolumeParametersTest {
   }
 
   @Test
+  void aLongVolumeNameIsShortenedToFitAnAccessPointRootAndStaysUnique() {
+    EfsVolumeParameters p = EfsVolumeParameters.parse(ap("basePath", "/dynamic"), Map.of());
+    String longName = "sanity-maxlen-" + "a".repeat(114);
+
+    String path = p.volumePath(longName);
+
+    assertThat(path).hasSize(100).startsWith("/dynamic/sanity-maxlen-aaa").matches(".*-[0-9a-f]{16}");
+    assertThat(p.volumePath(longName)).isEqualTo(path);
+    assertThat(p.volumePath(longName.substring(0, 127) + "b")).isNotEqualTo(path);
+  }
+
+  @Test
   void efsDirDefaultsItsModeAndTakesNoAccessPointOptions() {
     EfsVolumeParameters p = EfsVolumeParameters.parse(Map.of("provisioningMode", "efs-dir", "fileSystemId", FS),
         Map.of());

@@ -73,10 +73,10 @@ class FileSystemTreeTest {
 
   @Test
   void theLedgerRecordsOncePerVolume() throws IOException {
-    var entry = new DirectoryLedger.Entry("efs:fs-0123abcd:/base/pvc-1", "/base", "/base/pvc-1");
+    var entry = new DirectoryLedger.Entry("efs:fs-0123abcd:/base/pvc-1", "/base", "/base/pvc-1", 0);
 
     assertThat(DirectoryLedger.record(root, entry).written()).isTrue();
-    var again = DirectoryLedger.record(root, new DirectoryLedger.Entry(entry.volumeId(), "/other", "/other/x"));
+    var again = DirectoryLedger.record(root, new DirectoryLedger.Entry(entry.volumeId(), "/other", "/other/x", 9));
 
     assertThat(again.written()).isFalse();
     assertThat(again.entry()).isEqualTo(entry);

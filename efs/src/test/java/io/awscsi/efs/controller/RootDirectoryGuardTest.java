@@ -138,7 +138,7 @@ class RootDirectoryGuardTest {
 
   @Test
   void removesARecordedDirectoryVolume() {
-    var entry = new DirectoryLedger.Entry(DIR.volumeId(), "/base", "/base/pvc-1");
+    var entry = new DirectoryLedger.Entry(DIR.volumeId(), "/base", "/base/pvc-1", 0);
 
     assertThat(RootDirectoryGuard.forDirectory(DIR, Optional.of(entry)))
         .isEqualTo(new DirectoryDeletion.Remove("/base/pvc-1"));
@@ -152,7 +152,7 @@ class RootDirectoryGuardTest {
 
   @Test
   void keepsADirectoryVolumeWhoseRecordNamesAnotherVolume() {
-    var entry = new DirectoryLedger.Entry("efs:fs-0123abcd:/base/pvc-2", "/base", "/base/pvc-1");
+    var entry = new DirectoryLedger.Entry("efs:fs-0123abcd:/base/pvc-2", "/base", "/base/pvc-1", 0);
 
     assertThat(RootDirectoryGuard.forDirectory(DIR, Optional.of(entry))).isInstanceOf(DirectoryDeletion.Keep.class);
   }
@@ -160,7 +160,7 @@ class RootDirectoryGuardTest {
   @Test
   void keepsADirectoryVolumeThatIsItsBasePath() {
     VolumeHandle handle = VolumeHandle.parse("efs:fs-0123abcd:/base");
-    var entry = new DirectoryLedger.Entry(handle.volumeId(), "/base", "/base");
+    var entry = new DirectoryLedger.Entry(handle.volumeId(), "/base", "/base", 0);
 
     assertThat(RootDirectoryGuard.forDirectory(handle, Optional.of(entry)))
         .isInstanceOfSatisfying(DirectoryDeletion.Keep.class, k -> assertThat(k.reason()).contains("itself"));
@@ -169,7 +169,7 @@ class RootDirectoryGuardTest {
   @Test
   void keepsADirectoryVolumeAtTheFileSystemRoot() {
     VolumeHandle handle = VolumeHandle.parse("efs:fs-0123abcd");
-    var entry = new DirectoryLedger.Entry(handle.volumeId(), "/", "/");
+    var entry = new DirectoryLedger.Entry(handle.volumeId(), "/", "/", 0);
 
     assertThat(RootDirectoryGuard.forDirectory(handle, Optional.of(entry)))
         .isInstanceOfSatisfying(DirectoryDeletion.Keep.class, k -> assertThat(k.reason()).contains("root"));
@@ -177,7 +177,7 @@ class RootDirectoryGuardTest {
 
   @Test
   void keepsADirectoryVolumeWhoseRecordNamesAnotherDirectory() {
-    var entry = new DirectoryLedger.Entry(DIR.volumeId(), "/base", "/base/pvc-9");
+    var entry = new DirectoryLedger.Entry(DIR.volumeId(), "/base", "/base/pvc-9", 0);
 
     assertThat(RootDirectoryGuard.forDirectory(DIR, Optional.of(entry)))
         .isInstanceOfSatisfying(DirectoryDeletion.Keep.class, k -> assertThat(k.reason()).contains("not the one"));
