@@ -52,6 +52,7 @@ class EfsSanityIntegrationTest {
     aws.close();
   }
 
+  @SuppressWarnings("try") // the runtime serves while csi-sanity runs
   @ParameterizedTest(name = "provisioningMode {0}")
   @ValueSource(strings = {"efs-ap", "efs-dir"})
   void csiSanityPasses(String mode) throws Exception {

@@ -1,5 +1,6 @@
 package io.awscsi.efs.cloud;
 
+import io.awscsi.core.metrics.MetricsRegistry;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -41,6 +42,18 @@ public final class EfsCloudFactory implements AutoCloseable {
     this.clients = clients;
     this.sts = sts;
     this.calls = calls;
+  }
+
+  /**
+   * The factory the launcher builds: the driver's own client, a builder of clients for assumed roles, STS asked for
+   * lazily, and the default per-API retries.
+   *
+   * @param defaultClient built with the SDK's retries off ({@link EfsApiCalls} retries per API)
+   */
+  public static EfsCloudFactory create(EfsClient defaultClient, EfsClientFactory roleClients,
+      Supplier<StsClient> sts, MetricsRegistry metrics) {
+    return new EfsCloudFactory(defaultClient, roleClients, sts,
+        new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
   }
 
   public EfsCloud defaultCloud() {

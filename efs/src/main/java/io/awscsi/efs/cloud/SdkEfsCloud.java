@@ -1,5 +1,6 @@
 package io.awscsi.efs.cloud;
 
+import io.awscsi.core.metrics.MetricsRegistry;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,6 +30,11 @@ public final class SdkEfsCloud implements EfsCloud {
   private final EfsClient efs;
   private final EfsApiCalls calls;
   private final int accessPointPageSize;
+
+  /** With the default per-API retries; e.g. for the node's local stand-in, which reads access point roots. */
+  public static SdkEfsCloud create(EfsClient efs, MetricsRegistry metrics) {
+    return new SdkEfsCloud(efs, new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
+  }
 
   public SdkEfsCloud(EfsClient efs, EfsApiCalls calls) {
     this(efs, calls, ACCESS_POINT_PAGE_SIZE);

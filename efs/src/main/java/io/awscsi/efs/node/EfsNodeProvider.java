@@ -3,19 +3,16 @@ package io.awscsi.efs.node;
 import io.awscsi.core.host.CommandRunner;
 import io.awscsi.core.host.FsStats;
 import io.awscsi.core.host.Mounter;
-import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.core.provider.VolumeStatsReader;
-import io.awscsi.efs.cloud.EfsApiCalls;
-import io.awscsi.efs.cloud.SdkEfsCloud;
+import io.awscsi.efs.cloud.EfsCloud;
 import io.awscsi.efs.mount.EfsMountBackend;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.Supplier;
-import software.amazon.awssdk.services.efs.EfsClient;
 
 /**
  * The EFS node: publish/unpublish (no staging, no expansion) and, when opted in, volume stats. NodeGetInfo answers
@@ -42,14 +39,13 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
    * Builds the node.
    *
    * @param nodeInfo instance id and {@code topology.kubernetes.io/zone} from instance metadata
-   * @param localBackendEfs an EFS client for the LOCAL backend, which reads access point roots from the API that
-   *     efs-utils would leave to EFS; never called with EFS_UTILS
+   * @param localBackendCloud the EFS API for the LOCAL backend, which reads access point roots that efs-utils would
+   *     leave to EFS ({@code SdkEfsCloud.create}); never called with EFS_UTILS
    */
   public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
-      CommandRunner runner, MetricsRegistry metrics, Supplier<EfsClient> localBackendEfs) {
+      CommandRunner runner, Supplier<EfsCloud> localBackendCloud) {
     EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> new SdkEfsCloud(localBackendEfs.get(), new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT))
-            ::describeAccessPoint);
+        () -> localBackendCloud.get()::describeAccessPoint);
     return create(options, nodeInfo, mounter, runner, backend);
   }
 

@@ -56,6 +56,7 @@ public final class EfsVolumePublisher implements VolumePublisher {
   }
 
   @Override
+  @SuppressWarnings("try") // the permit is held for the duration of the block
   public void publish(NodePublishRequest request) {
     VolumeHandle handle = VolumeHandle.parse(request.volumeId());
     EfsCapabilities.unsupported(request.capability()).ifPresent(reason -> {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.efs.volume.VolumeContextKeys;
 import java.net.InetAddress;
-import java.util.Iterator;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,7 +24,8 @@ public record NodeVolumeContext(boolean encryptInTransit, String mountTargetIp, 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public NodeVolumeContext {
-    mountTargetIpMap = Map.copyOf(mountTargetIpMap);
+    // Sorted, so "the first zone" of the fallback is the same on every call.
+    mountTargetIpMap = Collections.unmodifiableSortedMap(new TreeMap<>(mountTargetIpMap));
   }
 
   public static NodeVolumeContext parse(Map<String, String> context) {
@@ -99,8 +100,7 @@ public record NodeVolumeContext(boolean encryptInTransit, String mountTargetIp, 
       throw invalid("volume context " + key + " must be a non-empty JSON object of zone to IP address");
     }
     Map<String, String> out = new TreeMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> zone = it.next();
+    for (Map.Entry<String, JsonNode> zone : node.properties()) {
       if (!zone.getValue().isTextual()) {
         throw invalid("volume context " + key + ": the address of zone " + zone.getKey() + " is not a string");
       }
