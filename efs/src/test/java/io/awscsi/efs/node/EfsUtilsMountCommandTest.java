@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.host.Command;
 import io.awscsi.core.host.HostTool;
 import io.awscsi.core.host.LinuxMounter;
 import io.awscsi.core.host.RecordingCommandRunner;
@@ -227,6 +228,96 @@ class EfsUtilsMountCommandTest {
     } finally {
       release.countDown();
       first.join();
+    }
+  }
+
+  private void mountedInTable(Path path) throws IOException {
+    Files.writeString(mountInfo, "90 27 0:50 / " + path + " rw,relatime shared:40 - nfs4 127.0.0.1:/ rw\n",
+        java.nio.file.StandardOpenOption.APPEND);
+  }
+
+  private void unmountedInTable() throws IOException {
+    Files.writeString(mountInfo, "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n");
+  }
+
+  @Test
+  void unpublishUnmountsAndRemovesTheTarget() throws IOException {
+    Files.createDirectories(target);
+    mountedInTable(target);
+    runner.on(c -> c.tool() == HostTool.UMOUNT, c -> {
+      try {
+        unmountedInTable();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return RecordingCommandRunner.Reply.ok("");
+    });
+
+    publisher.unpublish("efs:fs-0123abcd", target);
+    publisher.unpublish("efs:fs-0123abcd", target);
+
+    assertThat(runner.commands().stream().filter(c -> c.tool() == HostTool.UMOUNT).map(Command::arguments))
+        .containsExactly(List.of(target.toString()));
+    assertThat(target).doesNotExist();
+  }
+
+  @Test
+  void aHungUnmountIsForcedAfterTheTimeout() throws Exception {
+    Files.createDirectories(target);
+    mountedInTable(target);
+    HangingUmountRunner hanging = new HangingUmountRunner(target, this::unmountedInTable);
+    LinuxMounter mounter = new LinuxMounter(hanging, mountInfo, Duration.ofSeconds(5));
+    EfsNodeOptions forced = new EfsNodeOptions(false, Duration.ofMinutes(240), 5, true, Duration.ofMillis(300), 0,
+        io.awscsi.efs.mount.EfsMountBackendKind.EFS_UTILS, Path.of("/unused"));
+    var node = EfsNodeProvider.create(forced, new NodeInfo("i-0123", 0, Map.of()), mounter, hanging,
+        new EfsUtilsMountBackend(mounter));
+    try {
+      long start = System.nanoTime();
+      node.publisher().unpublish("efs:fs-0123abcd", target);
+
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+      assertThat(hanging.umounts).containsExactly(List.of(target.toString()), List.of("-f", target.toString()));
+      assertThat(target).doesNotExist();
+    } finally {
+      hanging.release.countDown();
+    }
+  }
+
+  /** umount of the target hangs (a dead NFS server) until released; umount -f succeeds and empties the table. */
+  private static final class HangingUmountRunner implements io.awscsi.core.host.CommandRunner {
+    final List<List<String>> umounts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    private final Path target;
+    private final IoAction onForced;
+
+    interface IoAction {
+      void run() throws IOException;
+    }
+
+    HangingUmountRunner(Path target, IoAction onForced) {
+      this.target = target;
+      this.onForced = onForced;
+    }
+
+    @Override
+    public io.awscsi.core.host.CommandResult run(Command command) {
+      if (command.tool() == HostTool.UMOUNT) {
+        umounts.add(command.arguments());
+        if (command.arguments().equals(List.of(target.toString()))) {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          throw new io.awscsi.core.host.CommandException.TimedOut(command, command.timeout(), "");
+        }
+        try {
+          onForced.run();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+      return new io.awscsi.core.host.CommandResult(command, 0, "", "", Duration.ZERO);
     }
   }
 }
