@@ -146,7 +146,8 @@ public final class Ec2Handler implements ServiceHandler {
     Optional<String> token = params.get("ClientToken");
     String fingerprint = params.fingerprint("Action", "Version", "ClientToken");
     String tokenKey = "CreateVolume|" + request.signingRegion().orElse("") + "|" + token.orElse("");
-    try (var held = token.isPresent() ? locks.lock(tokenKey) : locks.lock()) {
+    List<String> lockKeys = token.isPresent() ? List.of(tokenKey) : List.of();
+    return locks.withLocks(lockKeys, () -> {
       if (token.isPresent()) {
         Optional<ClientTokenRecord> known = state.clientToken(tokenKey);
         if (known.isPresent()) {
@@ -166,7 +167,7 @@ public final class Ec2Handler implements ServiceHandler {
       String body = Xml.write(doc);
       token.ifPresent(t -> state.rememberClientToken(tokenKey, new ClientTokenRecord(fingerprint, volumeId, body)));
       return response.withBody(body);
-    }
+    });
   }
 
   /** A repeated ClientToken: the first answer again (its volume in its current state), or a mismatch. */
@@ -196,7 +197,8 @@ public final class Ec2Handler implements ServiceHandler {
     Optional<String> token = params.get("ClientToken");
     String fingerprint = params.fingerprint("Action", "Version", "ClientToken");
     String tokenKey = "CopyVolumes|" + request.signingRegion().orElse("") + "|" + token.orElse("");
-    try (var held = token.isPresent() ? locks.lock(tokenKey, sourceId) : locks.lock(sourceId)) {
+    List<String> lockKeys = token.isPresent() ? List.of(tokenKey, sourceId) : List.of(sourceId);
+    return locks.withLocks(lockKeys, () -> {
       if (token.isPresent()) {
         Optional<ClientTokenRecord> known = state.clientToken(tokenKey);
         if (known.isPresent()) {
@@ -250,12 +252,12 @@ public final class Ec2Handler implements ServiceHandler {
       String body = Xml.write(answer);
       token.ifPresent(t -> state.rememberClientToken(tokenKey, new ClientTokenRecord(fingerprint, volumeId, body)));
       return ProxyResponse.xml(200, body);
-    }
+    });
   }
 
   private ProxyResponse deleteVolume(ProxyRequest request, QueryParams params) {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
-    try (var held = locks.lock(volumeId)) {
+    return locks.withLocks(List.of(volumeId), () -> {
       Instant now = clock.instant();
       for (Attachment attachment : state.attachments(volumeId, now)) {
         throw Ec2Errors.volumeInUse("Volume " + volumeId + " is currently attached to " + attachment.instanceId());
@@ -265,12 +267,12 @@ public final class Ec2Handler implements ServiceHandler {
         state.forgetVolume(volumeId);
       }
       return response;
-    }
+    });
   }
 
   private ProxyResponse modifyVolume(ProxyRequest request, QueryParams params) {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
-    try (var held = locks.lock(volumeId)) {
+    return locks.withLocks(List.of(volumeId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       Instant now = clock.instant();
       if (state.creating(volumeId, now)) {
@@ -306,7 +308,7 @@ public final class Ec2Handler implements ServiceHandler {
       answer.getDocumentElement().appendChild(
           Ec2Views.modificationElement(answer, "volumeModification", modification, now));
       return ProxyResponse.xml(200, Xml.write(answer));
-    }
+    });
   }
 
   // ---- attachments ----
@@ -315,7 +317,7 @@ public final class Ec2Handler implements ServiceHandler {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
     String instanceId = params.get("InstanceId").orElseThrow(() -> Ec2Errors.missingParameter("InstanceId"));
     String device = params.get("Device").orElseThrow(() -> Ec2Errors.missingParameter("Device"));
-    try (var held = locks.lock(volumeId, instanceId)) {
+    return locks.withLocks(List.of(volumeId, instanceId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       InstanceView instance = moto.instance(request, instanceId)
           .orElseThrow(() -> Ec2Errors.instanceNotFound(instanceId));
@@ -328,7 +330,8 @@ public final class Ec2Handler implements ServiceHandler {
         throw Ec2Errors.incorrectState(volumeId + " is not 'available'.");
       }
       var attachedTo = new ArrayList<String>();
-      volume.attachments().forEach(a -> attachedTo.add(a.instanceId()));
+      volume.attachments().stream().map(VolumeView.AttachmentView::instanceId)
+          .filter(id -> !state.detached(volumeId, id, now)).forEach(attachedTo::add);
       state.attachments(volumeId, now).stream().map(Attachment::instanceId)
           .filter(id -> !attachedTo.contains(id)).forEach(attachedTo::add);
       if (attachedTo.contains(instanceId)) {
@@ -339,7 +342,7 @@ public final class Ec2Handler implements ServiceHandler {
       }
       var devices = new ArrayList<String>();
       var volumes = new ArrayList<String>();
-      instance.blockDevices().forEach(d -> {
+      instance.blockDevices().stream().filter(d -> !state.detached(d.volumeId(), instanceId, now)).forEach(d -> {
         devices.add(d.deviceName());
         volumes.add(d.volumeId());
       });
@@ -369,26 +372,32 @@ public final class Ec2Handler implements ServiceHandler {
           now.plus(profile.volumeAttach().sample(random))));
       Xml.setText(root, "status", stored.state(now).wireName());
       return response.withBody(Xml.write(doc));
-    }
+    });
   }
 
   private ProxyResponse detachVolume(ProxyRequest request, QueryParams params) {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
-    try (var held = locks.lock(volumeId)) {
+    return locks.withLocks(List.of(volumeId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       Instant now = clock.instant();
       Optional<String> requestedInstance = params.get("InstanceId");
-      List<VolumeView.AttachmentView> current = volume.attachments().stream()
-          .filter(a -> requestedInstance.map(a.instanceId()::equals).orElse(true))
-          .toList();
+      Predicate<String> requested = instanceId -> requestedInstance.map(instanceId::equals).orElse(true);
+      List<Attachment> live = state.attachments(volumeId, now);
+      // Attachments moto knows plus those only the proxy knows (other attachments of a multi-attached volume).
+      var current = new LinkedHashMap<String, Attachment>();
+      for (VolumeView.AttachmentView a : volume.attachments()) {
+        if (requested.test(a.instanceId()) && !state.detached(volumeId, a.instanceId(), now)) {
+          current.put(a.instanceId(), state.attachment(volumeId, a.instanceId(), now).orElse(
+              Attachment.attaching(volumeId, a.instanceId(), a.device(), a.attachTime(), now)));
+        }
+      }
+      live.stream().filter(a -> a.state(now) != AttachmentState.DETACHING && requested.test(a.instanceId()))
+          .forEach(a -> current.putIfAbsent(a.instanceId(), a));
       if (current.isEmpty()) {
-        boolean detaching = state.attachments(volumeId, now).stream()
-            .anyMatch(a -> a.state(now) == AttachmentState.DETACHING
-                && requestedInstance.map(a.instanceId()::equals).orElse(true));
-        if (detaching) {
+        if (live.stream().anyMatch(a -> requested.test(a.instanceId()))) {
           throw Ec2Errors.incorrectState("Volume '" + volumeId + "' is in the 'detaching' state.");
         }
-        if (volume.attachments().isEmpty()) {
+        if (live.isEmpty() && volume.attachments().isEmpty()) {
           throw Ec2Errors.incorrectState("Volume '" + volumeId + "' is in the 'available' state.");
         }
         throw AwsErrorException.badRequest("InvalidAttachment.NotFound", "Volume " + volumeId
@@ -397,24 +406,33 @@ public final class Ec2Handler implements ServiceHandler {
       if (current.size() > 1) {
         throw Ec2Errors.missingParameter("InstanceId (volume " + volumeId + " is attached to several instances)");
       }
-      VolumeView.AttachmentView target = current.getFirst();
+      Attachment target = current.values().iterator().next();
       if (params.get("Device").filter(d -> !d.equals(target.device())).isPresent()) {
         throw AwsErrorException.badRequest("InvalidAttachment.NotFound", "Volume " + volumeId
             + " is not attached to " + target.instanceId() + " as " + params.get("Device").orElseThrow());
       }
-      Attachment before = state.attachment(volumeId, target.instanceId(), now)
-          .orElse(Attachment.attaching(volumeId, target.instanceId(), target.device(), target.attachTime(), now));
+      boolean motoKnows = volume.attachments().stream().anyMatch(a -> a.instanceId().equals(target.instanceId()));
       // Record the detachment before moto forgets the attachment, so the device stays in use throughout.
-      state.putAttachment(before.detaching(now, now.plus(profile.volumeDetach().sample(random))));
+      state.putAttachment(target.detaching(now, now.plus(profile.volumeDetach().sample(random))));
+      if (!motoKnows) {
+        Document answer = newResponse("DetachVolumeResponse");
+        Element root = answer.getDocumentElement();
+        Xml.appendElement(root, "volumeId", volumeId);
+        Xml.appendElement(root, "instanceId", target.instanceId());
+        Xml.appendElement(root, "device", target.device());
+        Xml.appendElement(root, "status", "detaching");
+        Xml.appendElement(root, "attachTime", target.attachTime());
+        return ProxyResponse.xml(200, Xml.write(answer));
+      }
       ProxyResponse response = moto.send(request, params.with("InstanceId", target.instanceId()));
       if (response.isError()) {
-        state.putAttachment(before);
+        state.putAttachment(target);
         return response;
       }
       Document doc = Xml.parse(response.body());
       Xml.setText(doc.getDocumentElement(), "status", "detaching");
       return response.withBody(Xml.write(doc));
-    }
+    });
   }
 
   // ---- snapshots ----
@@ -510,7 +528,10 @@ public final class Ec2Handler implements ServiceHandler {
     return response.withBody(Xml.write(doc));
   }
 
-  /** DescribeVolumesModifications: the latest modification of each volume, in its current state. */
+  /**
+   * DescribeVolumesModifications: the latest modification of each volume, in its current state; a volume asked for by
+   * id that was never modified is InvalidVolumeModification.NotFound, as on EC2 (moto answers an empty list).
+   */
   private ProxyResponse describeVolumesModifications(ProxyRequest request, QueryParams params) {
     Optional<Integer> maxResults = maxResults("DescribeVolumesModifications", params);
     List<Ec2Filter> filters = Ec2Filter.parse(params);
@@ -533,6 +554,12 @@ public final class Ec2Handler implements ServiceHandler {
           .map(m -> Ec2Views.modificationElement(doc, "item", m, now))
           .orElse(item);
       latestByVolume.put(volumeId, shown);
+    }
+    for (String volumeId : params.list("VolumeId")) {
+      if (!latestByVolume.containsKey(volumeId)) {
+        throw AwsErrorException.badRequest("InvalidVolumeModification.NotFound",
+            "Modification for volume '" + volumeId + "' does not exist.");
+      }
     }
     var items = new ArrayList<Element>();
     for (Element item : latestByVolume.values()) {

@@ -51,7 +51,10 @@ public final class Ec2State {
     return Optional.ofNullable(copySources.get(volumeId));
   }
 
-  /** Attachments of a volume that are not fully detached yet. */
+  /**
+   * Attachments of a volume that are not fully detached yet. Detached ones are kept (see {@link #detached}) until the
+   * volume is deleted or the instance attaches it again.
+   */
   public synchronized List<Attachment> attachments(String volumeId, Instant now) {
     List<Attachment> list = attachments.getOrDefault(volumeId, List.of());
     return list.stream().filter(a -> a.state(now) != AttachmentState.DETACHED).toList();
@@ -61,6 +64,15 @@ public final class Ec2State {
     return attachments.values().stream().flatMap(List::stream)
         .filter(a -> a.instanceId().equals(instanceId) && a.state(now) != AttachmentState.DETACHED)
         .toList();
+  }
+
+  /**
+   * True when the last attachment of this volume to this instance made through the proxy is fully detached; moto may
+   * still list it (it keeps a multi-attached volume's older attachments in the instance's block device mapping).
+   */
+  public synchronized boolean detached(String volumeId, String instanceId, Instant now) {
+    return attachments.getOrDefault(volumeId, List.of()).stream()
+        .anyMatch(a -> a.instanceId().equals(instanceId) && a.state(now) == AttachmentState.DETACHED);
   }
 
   public synchronized Optional<Attachment> attachment(String volumeId, String instanceId, Instant now) {

@@ -34,17 +34,23 @@ final class Ec2Views {
     Set<String> shown = new HashSet<>();
     for (Element item : Xml.children(attachmentSet, "item")) {
       String instanceId = Xml.text(item, "instanceId").orElse("");
+      if (state.detached(volumeId, instanceId, now)) {
+        attachmentSet.removeChild(item);
+        continue;
+      }
       shown.add(instanceId);
       state.attachment(volumeId, instanceId, now)
           .ifPresent(a -> Xml.setText(item, "status", a.state(now).wireName()));
     }
+    // moto keeps one attachment per volume: the other attachments of a multi-attached volume, and those detaching,
+    // exist only here.
     for (Attachment attachment : state.attachments(volumeId, now)) {
-      if (attachment.state(now) == AttachmentState.DETACHING && !shown.contains(attachment.instanceId())) {
+      if (!shown.contains(attachment.instanceId())) {
         Element item = Xml.appendElement(attachmentSet, "item", null);
         Xml.appendElement(item, "volumeId", volumeId);
         Xml.appendElement(item, "instanceId", attachment.instanceId());
         Xml.appendElement(item, "device", attachment.device());
-        Xml.appendElement(item, "status", "detaching");
+        Xml.appendElement(item, "status", attachment.state(now).wireName());
         Xml.appendElement(item, "attachTime", attachment.attachTime());
         Xml.appendElement(item, "deleteOnTermination", String.valueOf(attachment.deleteOnTermination()));
       }
@@ -53,6 +59,8 @@ final class Ec2Views {
     String status = Xml.text(volume, "status").orElse("available");
     if (attached && status.equals("available")) {
       Xml.setText(volume, "status", "in-use");
+    } else if (!attached && status.equals("in-use")) {
+      Xml.setText(volume, "status", "available");
     }
   }
 
@@ -71,13 +79,10 @@ final class Ec2Views {
     }
   }
 
-  /** An instance item: block device mapping entries attaching or detaching. */
+  /** An instance item: block device mapping entries attaching or detaching, none that are detached. */
   void rewriteInstance(Element instance, Instant now) {
     String instanceId = Xml.text(instance, "instanceId").orElse("");
     List<Attachment> overlay = state.attachmentsOnInstance(instanceId, now);
-    if (overlay.isEmpty()) {
-      return;
-    }
     Element mapping = Xml.list(instance, "blockDeviceMapping");
     Set<String> shown = new HashSet<>();
     for (Element item : Xml.children(mapping, "item")) {
@@ -86,18 +91,22 @@ final class Ec2Views {
         continue;
       }
       String volumeId = Xml.text(ebs, "volumeId").orElse("");
+      if (state.detached(volumeId, instanceId, now)) {
+        mapping.removeChild(item);
+        continue;
+      }
       shown.add(volumeId);
       overlay.stream().filter(a -> a.volumeId().equals(volumeId)).findFirst()
           .ifPresent(a -> Xml.setText(ebs, "status", a.state(now).wireName()));
     }
     for (Attachment attachment : overlay) {
-      if (attachment.state(now) == AttachmentState.DETACHING && !shown.contains(attachment.volumeId())) {
+      if (!shown.contains(attachment.volumeId())) {
         Element item = Xml.appendElement(mapping, "item", null);
         Xml.appendElement(item, "deviceName", attachment.device());
         Element ebs = Xml.appendElement(item, "ebs", null);
         Xml.appendElement(ebs, "attachTime", attachment.attachTime());
         Xml.appendElement(ebs, "deleteOnTermination", String.valueOf(attachment.deleteOnTermination()));
-        Xml.appendElement(ebs, "status", "detaching");
+        Xml.appendElement(ebs, "status", attachment.state(now).wireName());
         Xml.appendElement(ebs, "volumeId", attachment.volumeId());
       }
     }

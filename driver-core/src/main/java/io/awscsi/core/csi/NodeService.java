@@ -135,11 +135,15 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       String volumeId = required(request.getVolumeId(), "volume_id");
       Path target = RequestParser.path(request.getTargetPath(), "target_path");
-      Path staging = provider.stager().isPresent()
-          ? RequestParser.path(request.getStagingTargetPath(), "staging_target_path")
-          : RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
+      // The capability is checked before the staging path: csi-sanity sends neither and expects INVALID_ARGUMENT.
       VolumeCapability cap = RequestParser.requiredCapability(request.getVolumeCapability(),
           request.hasVolumeCapability(), "volume_capability");
+      if (provider.stager().isPresent() && request.getStagingTargetPath().isEmpty()) {
+        // The spec's code for this case ("Staging target path not set"), not INVALID_ARGUMENT.
+        throw DriverException.failedPrecondition("staging_target_path is not set for volume " + volumeId
+            + ": this driver stages volumes, so NodeStageVolume must succeed first and its path be passed here");
+      }
+      Path staging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
       String fingerprint = cap + "|" + request.getReadonly() + "|" + staging + "|" + request.getVolumeContextMap();
       try (var lease = inFlight.acquire(volumeId, "NodePublishVolume")) {
         if (proceed(Operation.NODE_PUBLISH, volumeId, target.toString(), fingerprint)) {

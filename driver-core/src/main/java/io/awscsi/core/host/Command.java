@@ -1,10 +1,11 @@
 package io.awscsi.core.host;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * One invocation of a host tool: the executable, its arguments as separate strings (never a shell line, so no
@@ -47,14 +48,14 @@ public record Command(HostTool tool, List<String> arguments, Duration timeout, S
 
   /** Also treats these exit codes as success (0 stays accepted). */
   public Command acceptingExitCodes(Integer... codes) {
-    var accepted = new java.util.HashSet<>(acceptedExitCodes);
+    var accepted = new HashSet<>(acceptedExitCodes);
     accepted.addAll(List.of(codes));
     return new Command(tool, arguments, timeout, accepted);
   }
 
   /** The command as an operator would type it; arguments with spaces or quotes are single-quoted. */
   public String commandLine() {
-    var words = new java.util.ArrayList<String>(arguments.size() + 1);
+    var words = new ArrayList<String>(arguments.size() + 1);
     words.add(tool.executable());
     arguments.forEach(argument -> words.add(quoteForDisplay(argument)));
     return String.join(" ", words);
@@ -74,9 +75,5 @@ public record Command(HostTool tool, List<String> arguments, Duration timeout, S
   @Override
   public String toString() {
     return commandLine();
-  }
-
-  static String joinCodes(Set<Integer> codes) {
-    return codes.stream().sorted().map(String::valueOf).collect(Collectors.joining(","));
   }
 }

@@ -152,7 +152,8 @@ public final class Formatter {
     static XfsVersion parse(String output) {
       var matcher = XFS_VERSION.matcher(output);
       if (!matcher.find()) {
-        throw new IllegalStateException("cannot read the version of mkfs.xfs from: " + CommandException.oneLine(output));
+        throw new IllegalStateException("cannot read the version of mkfs.xfs from: "
+            + CommandException.oneLine(output));
       }
       return new XfsVersion(Integer.parseInt(matcher.group(1)), Integer.parseInt(matcher.group(2)));
     }

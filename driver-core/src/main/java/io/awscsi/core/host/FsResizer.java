@@ -71,7 +71,8 @@ public final class FsResizer {
       return runner.run(Command.of(HostTool.RESIZE2FS, device.toString()).withTimeout(RESIZE_TIMEOUT));
     } catch (CommandException.Failed e) {
       // resize2fs prints "Permission denied to resize filesystem" when the ioctl fails with EPERM.
-      if (e.diagnostics().contains("Permission denied to resize") || e.diagnostics().contains("Operation not permitted")) {
+      var diagnostics = e.diagnostics();
+      if (diagnostics.contains("Permission denied to resize") || diagnostics.contains("Operation not permitted")) {
         throw new OnlineResizeNotPermittedException("the kernel refused to grow the mounted file system on " + device
             + " (at " + mountPath + "): online ext4 resize needs CAP_SYS_RESOURCE; grant it to the node plugin, or "
             + "unstage the volume so it is grown offline at the next stage (" + e.getMessage() + ")", e);

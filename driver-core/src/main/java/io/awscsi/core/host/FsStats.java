@@ -1,14 +1,23 @@
 package io.awscsi.core.host;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Sizes of mounted file systems and block devices. */
 public final class FsStats {
 
   private final CommandRunner runner;
+  private final Path sysDevBlock;
 
+  /** Reads device sizes from {@code /sys/dev/block}, falling back to blockdev. */
   public FsStats(CommandRunner runner) {
+    this(runner, Path.of("/sys/dev/block"));
+  }
+
+  public FsStats(CommandRunner runner, Path sysDevBlock) {
     this.runner = runner;
+    this.sysDevBlock = sysDevBlock;
   }
 
   /**
@@ -45,8 +54,23 @@ public final class FsStats {
         inodes - freeInodes, freeInodes);
   }
 
-  /** Size of a block device in bytes ({@code blockdev --getsize64}); reads the current size, never a cached one. */
+  /**
+   * Size of a block device in bytes, as the kernel knows it now (after a resize it is the new size). Read from sysfs
+   * ({@code /sys/dev/block/<major>:<minor>/size}, in 512-byte sectors whatever the logical block size), which costs
+   * no process; where sysfs does not have the device, {@code blockdev --getsize64} answers the same from the same
+   * kernel value.
+   */
   public long deviceSize(Path device) {
+    try {
+      var sectors = Files.readString(sysDevBlock.resolve(DeviceNumbers.ofDeviceFile(device)).resolve("size")).strip();
+      return Long.parseLong(sectors) * 512;
+    } catch (IOException | NumberFormatException | UnsupportedOperationException | ClassCastException e) {
+      return deviceSizeFromBlockdev(device);
+    }
+  }
+
+  /** {@code blockdev --getsize64}: the size through the BLKGETSIZE64 ioctl. */
+  long deviceSizeFromBlockdev(Path device) {
     var output = runner.run(Command.of(HostTool.BLOCKDEV, "--getsize64", device.toString())).stdout().strip();
     try {
       return Long.parseLong(output);

@@ -51,6 +51,10 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
 
       @Override
       public void close(Status status, Metadata trailers) {
+        if (!status.isOk()) {
+          // The handler answers from inside onHalfClose on this thread, so its cause is waiting here already.
+          state.failure = CallFailures.take();
+        }
         record(method, state, status, System.nanoTime() - start);
         super.close(status, trailers);
       }
@@ -74,7 +78,8 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
         try {
           super.onHalfClose();
         } finally {
-          state.failure = CallFailures.take();
+          // Clears a cause the handler remembered but close() did not take, so it cannot leak into the next call.
+          CallFailures.take();
         }
       }
     };

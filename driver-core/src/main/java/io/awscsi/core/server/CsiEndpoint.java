@@ -17,12 +17,18 @@ public record CsiEndpoint(Path socketPath) {
     String path;
     if (value.startsWith("unix://")) {
       path = value.substring("unix://".length());
+      if (path.isEmpty()) {
+        throw noPath(value);
+      }
       if (!path.startsWith("/")) {
         throw new IllegalArgumentException("--endpoint " + value + " names a relative path; use an absolute one,"
             + " e.g. unix:///" + path);
       }
     } else if (value.startsWith("unix:")) {
       path = value.substring("unix:".length());
+      if (path.isEmpty()) {
+        throw noPath(value);
+      }
       if (!path.startsWith("/")) {
         throw new IllegalArgumentException("--endpoint " + value + " names a relative path; use an absolute one,"
             + " e.g. unix:/" + path);
@@ -45,6 +51,10 @@ public record CsiEndpoint(Path socketPath) {
           + " bytes, the limit of a Unix socket path; choose a shorter path");
     }
     return new CsiEndpoint(socket);
+  }
+
+  private static IllegalArgumentException noPath(String value) {
+    return new IllegalArgumentException("--endpoint " + value + " names no socket path; use unix:///abs/path.sock");
   }
 
   @Override

@@ -205,6 +205,9 @@ class HostToolsIntegrationTest {
     assertThat(loops.find(disk.file())).contains(disk.device());
     disks.grow(disk, 48 * MIB);
     assertThat(stats.deviceSize(disk.device())).isEqualTo(48 * MIB);
+    assertThat(stats.deviceSizeFromBlockdev(disk.device())).isEqualTo(48 * MIB);
+    var withoutSysfs = new FsStats(runner, disks.root().resolve("no-sysfs"));
+    assertThat(withoutSysfs.deviceSize(disk.device())).as("falls back to blockdev").isEqualTo(48 * MIB);
 
     loops.detach(disk.device());
     assertThat(loops.find(disk.file())).isEmpty();

@@ -8,8 +8,9 @@ import java.util.function.Predicate;
 
 /**
  * A command runner for tests where the real tool cannot run (nvme, mount.efs) or must not (mkfs on a device the test
- * says holds data). Records every command; answers with the first matching rule, else exit 0 and no output. Exit
- * codes are judged like the real runner: a code the command does not accept throws {@link CommandException.Failed}.
+ * says holds data). Records every command; answers with the latest matching rule (so a test can override a default
+ * set up before it), else exit 0 and no output. Exit codes are judged like the real runner: a code the command does
+ * not accept throws {@link CommandException.Failed}.
  */
 public final class RecordingCommandRunner implements CommandRunner {
 
@@ -34,7 +35,7 @@ public final class RecordingCommandRunner implements CommandRunner {
     return on(command -> command.tool() == tool, command -> reply);
   }
 
-  /** Answers every matching command with a reply computed from it; earlier rules win. */
+  /** Answers every matching command with a reply computed from it; later rules win over earlier ones. */
   public synchronized RecordingCommandRunner on(Predicate<Command> matches, Function<Command, Reply> reply) {
     rules.add(new Rule(matches, reply));
     return this;
@@ -43,7 +44,7 @@ public final class RecordingCommandRunner implements CommandRunner {
   @Override
   public synchronized CommandResult run(Command command) {
     commands.add(command);
-    var reply = rules.stream().filter(rule -> rule.matches().test(command)).findFirst()
+    var reply = rules.reversed().stream().filter(rule -> rule.matches().test(command)).findFirst()
         .map(rule -> rule.reply().apply(command)).orElse(Reply.ok(""));
     var result = new CommandResult(command, reply.exitCode(), reply.stdout(), reply.stderr(), Duration.ZERO);
     if (!command.acceptedExitCodes().contains(reply.exitCode())) {

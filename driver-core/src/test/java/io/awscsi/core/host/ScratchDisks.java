@@ -73,9 +73,16 @@ public final class ScratchDisks implements AutoCloseable {
   /** A scratch disk: its backing file and its loop device. */
   public record Disk(Path file, Path device) {}
 
-  @Override
-  public void close() {
-    var failure = new IllegalStateException("cleaning up scratch disks under " + root + " failed");
+  /** Unmounts everything mounted under the scratch root, deepest first (also part of {@link #close()}). */
+  public void unmountAll() {
+    var failure = new IllegalStateException("unmounting under " + root + " failed");
+    unmountAll(failure);
+    if (failure.getSuppressed().length > 0) {
+      throw failure;
+    }
+  }
+
+  private void unmountAll(IllegalStateException failure) {
     mounter.mounts().stream()
         .map(MountInfo::mountPoint)
         .filter(mountPoint -> mountPoint.startsWith(root))
@@ -89,6 +96,12 @@ public final class ScratchDisks implements AutoCloseable {
             failure.addSuppressed(e);
           }
         });
+  }
+
+  @Override
+  public void close() {
+    var failure = new IllegalStateException("cleaning up scratch disks under " + root + " failed");
+    unmountAll(failure);
     // By backing file, never by remembered device name: a test may have detached its device already and the name
     // may since belong to someone else's file.
     for (var file : backingFiles) {
