@@ -28,6 +28,8 @@ public final class LoggingSetup {
     // The SDK and Netty are chatty at debug; their warnings still show.
     b.add(b.newLogger("software.amazon.awssdk", Level.WARN));
     b.add(b.newLogger("io.netty", Level.WARN));
+    // gRPC sets SO_KEEPALIVE on every channel; a Unix socket has none, and Netty warns about it on each connection.
+    b.add(b.newLogger("io.netty.bootstrap", Level.ERROR));
     b.add(b.newLogger("io.grpc", Level.WARN));
     b.add(b.newLogger("io.fabric8", Level.WARN));
     b.add(b.newRootLogger(level).add(b.newAppenderRef("stderr")));

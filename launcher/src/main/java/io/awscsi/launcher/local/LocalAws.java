@@ -74,8 +74,7 @@ public final class LocalAws implements AutoCloseable {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("AWS_REGION", REGION);
     env.put("AWS_ENDPOINT_URL", proxy.endpoint().toString());
-    env.put("AWS_ACCESS_KEY_ID", "testing");
-    env.put("AWS_SECRET_ACCESS_KEY", "testing");
+    // No credentials: for a loopback endpoint the client configuration uses dummy keys on its own.
     env.put("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint().toString());
     env.put("DISABLE_TAINT_WATCHER", "true");
     return env;
