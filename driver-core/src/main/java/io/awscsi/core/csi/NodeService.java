@@ -194,6 +194,14 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       var reader = provider.stats().orElseThrow(() -> unimplemented("NodeGetVolumeStats"));
       String volumeId = required(request.getVolumeId(), "volume_id");
+      required(request.getVolumePath(), "volume_path");
+      // A path that is not absolute and clean cannot be a published path of the volume: the spec's answer for a
+      // path that is not published is NOT_FOUND (csi-sanity checks it with "some/path").
+      if (!request.getVolumePath().startsWith("/") || request.getVolumePath().contains("/..")
+          || request.getVolumePath().contains("/./")) {
+        throw DriverException.notFound("volume_path " + request.getVolumePath() + " is not a published path of volume "
+            + volumeId);
+      }
       Path volumePath = RequestParser.path(request.getVolumePath(), "volume_path");
       VolumeStats stats = reader.stats(volumeId, volumePath);
       NodeGetVolumeStatsResponse.Builder b = NodeGetVolumeStatsResponse.newBuilder();

@@ -1,0 +1,48 @@
+package io.awscsi.ebs.cloud;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The instant by which an operation must be answered: the gRPC deadline of the call that started it. Every wait in
+ * the cloud package (rate limiter, retry backoff, batch result, state polling) is bounded by it, so no thread keeps
+ * working for a caller that has given up.
+ */
+public record CallDeadline(Instant at) {
+
+  public static CallDeadline after(Duration timeout) {
+    return new CallDeadline(Instant.now().plus(timeout));
+  }
+
+  public Duration remaining() {
+    Duration left = Duration.between(Instant.now(), at);
+    return left.isNegative() ? Duration.ZERO : left;
+  }
+
+  public boolean expired() {
+    return !Instant.now().isBefore(at);
+  }
+
+  /** The earlier of this deadline and {@code timeout} from now. */
+  public CallDeadline atMost(Duration timeout) {
+    Instant other = Instant.now().plus(timeout);
+    return other.isBefore(at) ? new CallDeadline(other) : this;
+  }
+
+  /**
+   * Sleeps for {@code pause}, or fails at once with {@link CloudError.DeadlinePassed} when the pause would end after
+   * the deadline; {@code what} says what was being waited for.
+   */
+  public void sleep(Duration pause, String what) {
+    if (pause.compareTo(remaining()) > 0) {
+      throw new CloudException(new CloudError.DeadlinePassed(what + ": the call's deadline passed ("
+          + remaining().toMillis() + " ms left, next wait " + pause.toMillis() + " ms)"));
+    }
+    try {
+      Thread.sleep(pause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CloudException(new CloudError.Interrupted(what + ": interrupted (the driver is stopping)"));
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.awscsi.ebs.controller;
+
+import io.awscsi.ebs.cloud.DescribeBatching;
+import io.awscsi.ebs.cloud.Ec2RateLimits;
+import io.awscsi.ebs.cloud.Ec2RetryPolicy;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Settings of the EBS controller, mostly upstream's controller flags.
+ *
+ * @param region the EC2 region (AWS_REGION or instance metadata); informational, the Ec2Client carries it
+ * @param extraTags {@code --extra-tags k=v,...}: put on every volume and snapshot (see {@link #parseExtraTags})
+ * @param k8sTagClusterId {@code --k8s-tag-cluster-id}: adds the cluster ownership tags; empty for none
+ * @param warnOnInvalidTag {@code --warn-on-invalid-tag}: drop invalid user tags with a warning instead of failing
+ * @param modifyVolumeRequestHandlerTimeout {@code --modify-volume-request-handler-timeout} (default 2 s): how long
+ *     expand and modify requests for one volume are gathered into one ModifyVolume
+ * @param batching {@code --batching}: merge Describe lookups of concurrent operations (default on, 500 ms)
+ * @param rateLimits client-side token buckets per EC2 action
+ * @param retryPolicy backoff for throttled and failed EC2 requests
+ * @param stuckAttachingTimeout an attachment in {@code attaching} longer than this is detached and retried (90 s)
+ * @param defaultCallTimeout the deadline of an operation whose gRPC call carries none
+ * @param readinessSuccessTtl how long a successful readiness check of EC2 is reused
+ */
+public record EbsControllerOptions(
+    String region,
+    Map<String, String> extraTags,
+    String k8sTagClusterId,
+    boolean warnOnInvalidTag,
+    Duration modifyVolumeRequestHandlerTimeout,
+    DescribeBatching batching,
+    Ec2RateLimits rateLimits,
+    Ec2RetryPolicy retryPolicy,
+    Duration stuckAttachingTimeout,
+    Duration defaultCallTimeout,
+    Duration readinessSuccessTtl) {
+
+  public EbsControllerOptions {
+    extraTags = Map.copyOf(extraTags);
+    k8sTagClusterId = k8sTagClusterId == null ? "" : k8sTagClusterId;
+    for (String key : extraTags.keySet()) {
+      String reason = ResourceTags.reservedReason(key);
+      if (reason != null) {
+        throw new IllegalArgumentException("--extra-tags: " + reason + " (key \"" + key + "\")");
+      }
+    }
+    if (modifyVolumeRequestHandlerTimeout.isNegative() || stuckAttachingTimeout.isNegative()
+        || defaultCallTimeout.isNegative() || defaultCallTimeout.isZero()) {
+      throw new IllegalArgumentException("EBS controller timeouts must not be negative");
+    }
+  }
+
+  /** Upstream's defaults for {@code region}. */
+  public static EbsControllerOptions defaults(String region) {
+    return new EbsControllerOptions(region, Map.of(), "", false, Duration.ofSeconds(2), DescribeBatching.DEFAULT,
+        Ec2RateLimits.DEFAULT, Ec2RetryPolicy.DEFAULT, Duration.ofSeconds(90), Duration.ofMinutes(2),
+        Duration.ofMinutes(5));
+  }
+
+  public EbsControllerOptions withExtraTags(Map<String, String> tags) {
+    return new EbsControllerOptions(region, tags, k8sTagClusterId, warnOnInvalidTag,
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
+        readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withK8sTagClusterId(String clusterId) {
+    return new EbsControllerOptions(region, extraTags, clusterId, warnOnInvalidTag,
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
+        readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withModifyVolumeRequestHandlerTimeout(Duration timeout) {
+    return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag, timeout, batching,
+        rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout, readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withBatching(DescribeBatching value) {
+    return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
+        modifyVolumeRequestHandlerTimeout, value, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
+        readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withRateLimits(Ec2RateLimits value) {
+    return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
+        modifyVolumeRequestHandlerTimeout, batching, value, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
+        readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withStuckAttachingTimeout(Duration value) {
+    return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, value, defaultCallTimeout,
+        readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withDefaultCallTimeout(Duration value) {
+    return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, value,
+        readinessSuccessTtl);
+  }
+
+  public EbsControllerOptions withWarnOnInvalidTag(boolean value) {
+    return new EbsControllerOptions(region, extraTags, k8sTagClusterId, value, modifyVolumeRequestHandlerTimeout,
+        batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout, readinessSuccessTtl);
+  }
+
+  /**
+   * Parses {@code --extra-tags}: comma-separated {@code key=value} pairs (a value may be empty). Throws
+   * IllegalArgumentException naming the bad entry.
+   */
+  public static Map<String, String> parseExtraTags(String flag) {
+    Map<String, String> tags = new LinkedHashMap<>();
+    if (flag == null || flag.isBlank()) {
+      return tags;
+    }
+    for (String pair : flag.split(",")) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--extra-tags: \"" + pair + "\" is not key=value");
+      }
+      tags.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    }
+    return tags;
+  }
+}

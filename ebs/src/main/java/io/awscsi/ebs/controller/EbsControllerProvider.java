@@ -1,0 +1,95 @@
+package io.awscsi.ebs.controller;
+
+import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.Readiness;
+import io.awscsi.core.provider.SnapshotManager;
+import io.awscsi.core.provider.VolumeAttacher;
+import io.awscsi.core.provider.VolumeExpander;
+import io.awscsi.core.provider.VolumeLister;
+import io.awscsi.core.provider.VolumeModifier;
+import io.awscsi.core.provider.VolumeProvisioner;
+import io.awscsi.ebs.cloud.Ec2Volumes;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+
+/**
+ * The controller side of {@code ebs.csi.aws.com}: every part works against EC2, so every capability is advertised
+ * (CREATE_DELETE_VOLUME, CLONE_VOLUME, PUBLISH_UNPUBLISH_VOLUME, EXPAND_VOLUME, MODIFY_VOLUME,
+ * CREATE_DELETE_SNAPSHOT, LIST_SNAPSHOTS, LIST_VOLUMES, LIST_VOLUMES_PUBLISHED_NODES, GET_VOLUME).
+ */
+public final class EbsControllerProvider implements ControllerProvider {
+
+  private final Ec2Volumes ec2;
+  private final EbsVolumeProvisioner provisioner;
+  private final EbsVolumeAttacher attacher;
+  private final EbsVolumeResizer resizer;
+  private final EbsSnapshotManager snapshots;
+  private final EbsVolumeLister lister;
+  private final Ec2Readiness readiness;
+
+  private EbsControllerProvider(EbsControllerOptions options, Ec2Volumes ec2, AttachmentObserver observer) {
+    this.ec2 = ec2;
+    ResourceTags tags = new ResourceTags(options.extraTags(), options.k8sTagClusterId(), options.warnOnInvalidTag());
+    this.provisioner = new EbsVolumeProvisioner(ec2, options, tags, observer);
+    this.attacher = new EbsVolumeAttacher(ec2, options, observer);
+    this.resizer = new EbsVolumeResizer(ec2, options, tags, observer);
+    this.snapshots = new EbsSnapshotManager(ec2, options, tags);
+    this.lister = new EbsVolumeLister(ec2, options);
+    this.readiness = new Ec2Readiness(ec2, options.readinessSuccessTtl(), System::nanoTime);
+  }
+
+  /**
+   * Builds the provider. {@code client} must be built without SDK retries
+   * ({@code overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))}): the facade retries each EC2
+   * action itself, under its own rate limit and the call's deadline. Deadlines are read from
+   * {@code io.grpc.Context.current()} on the calling thread at the start of each operation, so the gRPC handler must
+   * call the provider on the thread (or a {@code Context.wrap}ped task) that carries the call's context.
+   */
+  public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics,
+      AttachmentObserver observer) {
+    Ec2Volumes ec2 = new Ec2Volumes(client, options.batching(), options.rateLimits(), options.retryPolicy(), metrics);
+    return new EbsControllerProvider(options, ec2, observer);
+  }
+
+  @Override
+  public VolumeProvisioner provisioner() {
+    return provisioner;
+  }
+
+  @Override
+  public Optional<VolumeAttacher> attacher() {
+    return Optional.of(attacher);
+  }
+
+  @Override
+  public Optional<VolumeExpander> expander() {
+    return Optional.of(resizer);
+  }
+
+  @Override
+  public Optional<VolumeModifier> modifier() {
+    return Optional.of(resizer);
+  }
+
+  @Override
+  public Optional<SnapshotManager> snapshots() {
+    return Optional.of(snapshots);
+  }
+
+  @Override
+  public Optional<VolumeLister> lister() {
+    return Optional.of(lister);
+  }
+
+  @Override
+  public Readiness readiness() {
+    return readiness.check();
+  }
+
+  /** Describe calls made by each batcher so far (for the benchmark and diagnostics). */
+  public Map<String, Long> batchedDescribeCalls() {
+    return ec2.batchedLookups();
+  }
+}

@@ -1,0 +1,229 @@
+package io.awscsi.ebs.controller;
+
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.AccessMode;
+import io.awscsi.core.provider.PublishRequest;
+import io.awscsi.core.provider.VolumeAttacher;
+import io.awscsi.ebs.cloud.Attachment;
+import io.awscsi.ebs.cloud.CallDeadline;
+import io.awscsi.ebs.cloud.CloudError;
+import io.awscsi.ebs.cloud.CloudException;
+import io.awscsi.ebs.cloud.Disk;
+import io.awscsi.ebs.cloud.Ec2Instance;
+import io.awscsi.ebs.cloud.Ec2Volumes;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * ControllerPublishVolume / ControllerUnpublishVolume: EC2 AttachVolume / DetachVolume, waiting for the final state.
+ * The decision to attach (is the volume free, which device name) is taken under a per-volume lock and remembered
+ * until EC2 shows the attachment, so two publishes of one volume to two nodes cannot both attach it.
+ */
+final class EbsVolumeAttacher implements VolumeAttacher {
+
+  private static final Logger LOG = LogManager.getLogger(EbsVolumeAttacher.class);
+  private static final int DEVICE_NAME_ATTEMPTS = 3;
+  private static final Executor LOOKUPS = Executors.newVirtualThreadPerTaskExecutor();
+
+  private final Ec2Volumes ec2;
+  private final EbsControllerOptions options;
+  private final AttachmentObserver observer;
+  private final DeviceNameAllocator devices = new DeviceNameAllocator();
+  private final VolumeAttachmentWaiter waiter;
+  private final KeyedLocks volumes = new KeyedLocks();
+  /** Attachments sent to EC2 and not yet seen attached: volume id -> instance ids. */
+  private final Map<String, Set<String>> inProgress = new ConcurrentHashMap<>();
+
+  EbsVolumeAttacher(Ec2Volumes ec2, EbsControllerOptions options, AttachmentObserver observer) {
+    this.ec2 = ec2;
+    this.options = options;
+    this.observer = observer;
+    this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout());
+  }
+
+  private record Started(String device, Instant since, boolean reserved, long sizeBytes) {}
+
+  @Override
+  public Map<String, String> publish(PublishRequest request) {
+    String volumeId = request.volumeId();
+    String nodeId = request.nodeId();
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    String problem = EbsVolumeProvisioner.unsupported(request.capability());
+    if (problem != null) {
+      throw DriverException.invalidArgument("volume_capability", problem);
+    }
+    boolean multiWriter = request.capability().accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER;
+    Started started;
+    try (KeyedLocks.Held held = volumes.lock(volumeId, deadline, "ControllerPublishVolume " + volumeId)) {
+      started = startAttach(volumeId, nodeId, multiWriter, deadline);
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "ControllerPublishVolume " + volumeId + " to " + nodeId);
+    }
+    try {
+      Attachment attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
+      if (started.reserved()) {
+        devices.release(nodeId, started.device());
+      }
+      LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
+      observer.attached(volumeId, nodeId, started.sizeBytes(), attached.device());
+      return Map.of(VolumeContextKeys.DEVICE_PATH, attached.device());
+    } catch (DriverException e) {
+      if (started.reserved()) {
+        devices.failed(nodeId, started.device());
+      }
+      throw e;
+    } finally {
+      inProgress.computeIfPresent(volumeId, (v, nodes) -> {
+        nodes.remove(nodeId);
+        return nodes.isEmpty() ? null : nodes;
+      });
+    }
+  }
+
+  /** Decides under the volume's lock; sends AttachVolume unless the volume is already (being) attached here. */
+  private Started startAttach(String volumeId, String nodeId, boolean multiWriter, CallDeadline deadline) {
+    // Both lookups are batched; asking for the instance alongside the volume saves one batch round.
+    CompletableFuture<Optional<Ec2Instance>> instanceLookup = CompletableFuture.supplyAsync(
+        () -> ec2.instance(nodeId, deadline), LOOKUPS);
+    Disk disk = ec2.disk(volumeId, deadline)
+        .orElseThrow(() -> DriverException.notFound("volume " + volumeId + " does not exist"));
+    Optional<Attachment> mine = disk.attachmentTo(nodeId);
+    if (mine.isPresent()) {
+      Attachment a = mine.get();
+      if (a.state() == Attachment.State.ATTACHED || a.state() == Attachment.State.ATTACHING) {
+        Instant since = a.attachedAt() != null ? a.attachedAt() : Instant.now();
+        return new Started(a.device(), since, false, disk.sizeBytes());
+      }
+      throw DriverException.unavailable("volume " + volumeId + " is " + a.state().name().toLowerCase() + " from "
+          + nodeId + "; ControllerPublishVolume will be retried when the detach has finished");
+    }
+    Set<String> elsewhere = new HashSet<>();
+    disk.activeAttachments().forEach(a -> elsewhere.add(a.instanceId()));
+    elsewhere.addAll(inProgress.getOrDefault(volumeId, Set.of()));
+    elsewhere.remove(nodeId);
+    if (!elsewhere.isEmpty() && !(multiWriter && disk.multiAttach())) {
+      throw attachedElsewhere(volumeId, elsewhere);
+    }
+    Ec2Instance instance = join(instanceLookup)
+        .filter(i -> !i.gone())
+        .orElseThrow(() -> DriverException.notFound("node " + nodeId + " is not an existing EC2 instance"));
+    Set<String> inUse = new HashSet<>(instance.volumesByDevice().keySet());
+    for (int attempt = 1; ; attempt++) {
+      String device = devices.allocate(nodeId, inUse).orElseThrow(() -> DriverException.resourceExhausted(
+          "instance " + nodeId + " has no free device name left (" + DeviceNameAllocator.NAMES.size()
+              + " in use or reserved); detach volumes from it or schedule elsewhere"));
+      Instant since = Instant.now();
+      boolean mayRetry = attempt < DEVICE_NAME_ATTEMPTS;
+      try {
+        ec2.attach(volumeId, nodeId, device, deadline);
+        inProgress.computeIfAbsent(volumeId, v -> ConcurrentHashMap.newKeySet()).add(nodeId);
+        return new Started(device, since, true, disk.sizeBytes());
+      } catch (CloudException e) {
+        switch (e.error()) {
+          case CloudError.DeviceNameInUse d when mayRetry -> {
+            LOG.info("AttachVolume {} to {}: device {} is in use on the instance; trying another", volumeId, nodeId,
+                device);
+            devices.failed(nodeId, device);
+            inUse.add(device);
+          }
+          case CloudError.AttachmentLimitExceeded limit -> {
+            devices.release(nodeId, device);
+            throw DriverException.resourceExhausted("instance " + nodeId + " cannot take another volume ("
+                + limit.message() + "); volume " + volumeId + " must go to another node");
+          }
+          case CloudError.VolumeInUse inUseError -> {
+            devices.release(nodeId, device);
+            throw raceLost(volumeId, nodeId, inUseError, deadline);
+          }
+          case CloudError.NotFound nf -> {
+            devices.release(nodeId, device);
+            throw DriverException.notFound("AttachVolume of " + volumeId + " to " + nodeId + ": " + nf.message());
+          }
+          default -> {
+            devices.failed(nodeId, device);
+            throw e;
+          }
+        }
+      }
+    }
+  }
+
+  private static Optional<Ec2Instance> join(CompletableFuture<Optional<Ec2Instance>> lookup) {
+    try {
+      return lookup.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
+  }
+
+  /** EC2 said the volume is in use: find out where, to name the node. */
+  private DriverException raceLost(String volumeId, String nodeId, CloudError.VolumeInUse error,
+      CallDeadline deadline) {
+    Set<String> holders = ec2.disk(volumeId, deadline).map(d -> d.activeAttachments().stream()
+        .map(Attachment::instanceId).filter(i -> !i.equals(nodeId)).collect(Collectors.toSet())).orElse(Set.of());
+    if (!holders.isEmpty()) {
+      return attachedElsewhere(volumeId, holders);
+    }
+    return DriverException.unavailable("AttachVolume of " + volumeId + " to " + nodeId + ": " + error.message()
+        + "; will be retried");
+  }
+
+  private static DriverException attachedElsewhere(String volumeId, Set<String> nodes) {
+    List<String> sorted = nodes.stream().sorted().toList();
+    return DriverException.failedPrecondition("volume " + volumeId + " is attached to node "
+        + String.join(", ", sorted) + " and is not multi-attach; unpublish it there (or wait for its detach) first");
+  }
+
+  @Override
+  public void unpublish(String volumeId, String nodeId, Map<String, String> secrets) {
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    try {
+      Optional<Disk> disk = ec2.disk(volumeId, deadline);
+      Optional<Attachment> attachment = disk.flatMap(d -> d.attachmentTo(nodeId));
+      if (attachment.isEmpty()) {
+        LOG.info("ControllerUnpublishVolume: {} is not attached to {}{}", volumeId, nodeId,
+            disk.isEmpty() ? " (volume gone)" : "");
+        observer.detached(volumeId, nodeId);
+        return;
+      }
+      Instant since = Instant.now();
+      if (attachment.get().state() != Attachment.State.DETACHING) {
+        try {
+          ec2.detach(volumeId, nodeId, deadline);
+        } catch (CloudException e) {
+          switch (e.error()) {
+            case CloudError.NotFound nf -> {
+              LOG.info("ControllerUnpublishVolume: {} from {}: {}; nothing to detach", volumeId, nodeId,
+                  nf.message());
+              observer.detached(volumeId, nodeId);
+              return;
+            }
+            case CloudError.VolumeInUse already -> LOG.info("ControllerUnpublishVolume: {} from {}: {}; waiting",
+                volumeId, nodeId, already.message());
+            default -> throw e;
+          }
+        }
+      }
+      waiter.awaitDetached(volumeId, nodeId, since, deadline);
+      LOG.info("ControllerUnpublishVolume: {} detached from {}", volumeId, nodeId);
+      observer.detached(volumeId, nodeId);
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "ControllerUnpublishVolume " + volumeId + " from " + nodeId);
+    }
+  }
+}

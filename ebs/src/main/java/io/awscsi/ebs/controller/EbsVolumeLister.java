@@ -1,0 +1,76 @@
+package io.awscsi.ebs.controller;
+
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.Page;
+import io.awscsi.core.provider.PublishedVolume;
+import io.awscsi.core.provider.Volume;
+import io.awscsi.core.provider.VolumeLister;
+import io.awscsi.core.provider.VolumeSource;
+import io.awscsi.ebs.cloud.Attachment;
+import io.awscsi.ebs.cloud.CallDeadline;
+import io.awscsi.ebs.cloud.CloudError;
+import io.awscsi.ebs.cloud.CloudException;
+import io.awscsi.ebs.cloud.Disk;
+import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.ListChunk;
+import java.util.Map;
+
+/**
+ * ListVolumes with the nodes each volume is attached to, and ControllerGetVolume: what the external-attacher needs
+ * to reconcile VolumeAttachments with EC2 (beyond upstream, which implements neither). Every volume of the account
+ * and region is listed, statically provisioned ones included, since the attacher reconciles those too.
+ */
+final class EbsVolumeLister implements VolumeLister {
+
+  private final Ec2Volumes ec2;
+  private final EbsControllerOptions options;
+
+  EbsVolumeLister(Ec2Volumes ec2, EbsControllerOptions options) {
+    this.ec2 = ec2;
+    this.options = options;
+  }
+
+  @Override
+  public Page<PublishedVolume> listVolumes(int maxEntries, String startingToken) {
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    ListTokens.Position at = ListTokens.decode(startingToken);
+    try {
+      ListChunk<Disk> chunk;
+      try {
+        chunk = ec2.listDisks(ListTokens.ec2PageSize(maxEntries, 5, 500), at.ec2Token(), deadline);
+      } catch (CloudException e) {
+        if (e.error() instanceof CloudError.InvalidParameter && !at.ec2Token().isEmpty()) {
+          throw ListTokens.invalid(startingToken);
+        }
+        throw e;
+      }
+      return EbsSnapshotManager.page(chunk, at, maxEntries, startingToken).map(EbsVolumeLister::published);
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "ListVolumes");
+    }
+  }
+
+  @Override
+  public PublishedVolume getVolume(String volumeId) {
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    try {
+      return published(ec2.disk(volumeId, deadline)
+          .orElseThrow(() -> DriverException.notFound("volume " + volumeId + " does not exist")));
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "ControllerGetVolume " + volumeId);
+    }
+  }
+
+  static PublishedVolume published(Disk disk) {
+    Volume volume = new Volume(disk.volumeId(), disk.sizeBytes(), Map.of(), ZoneSelector.accessibleTopology(
+        disk.zone()), new VolumeSource.Empty());
+    String abnormal = switch (disk.state()) {
+      case ERROR -> "EC2 reports volume " + disk.volumeId() + " in state error";
+      default -> disk.attachments().stream().filter(a -> a.state() == Attachment.State.BUSY).findFirst()
+          .map(a -> "attachment to " + a.instanceId() + " is busy (the device is still in use on the node)")
+          .orElse("");
+    };
+    return new PublishedVolume(volume, disk.attachments().stream()
+        .filter(a -> a.state() == Attachment.State.ATTACHED).map(Attachment::instanceId).toList(), abnormal);
+  }
+}

@@ -1,0 +1,353 @@
+package io.awscsi.ebs.controller;
+
+import io.awscsi.core.errors.DriverError;
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.lifecycle.Decision;
+import io.awscsi.core.lifecycle.Operation;
+import io.awscsi.core.lifecycle.Repeat;
+import io.awscsi.core.lifecycle.VolumeLifecycle;
+import io.awscsi.core.lifecycle.VolumeState;
+import io.awscsi.core.provider.AccessMode;
+import io.awscsi.core.provider.CapabilityCheck;
+import io.awscsi.core.provider.Volume;
+import io.awscsi.core.provider.VolumeCapability;
+import io.awscsi.core.provider.VolumeProvisioner;
+import io.awscsi.core.provider.VolumeRequest;
+import io.awscsi.core.provider.VolumeSource;
+import io.awscsi.ebs.cloud.Attachment;
+import io.awscsi.ebs.cloud.CallDeadline;
+import io.awscsi.ebs.cloud.CloudError;
+import io.awscsi.ebs.cloud.CloudException;
+import io.awscsi.ebs.cloud.Disk;
+import io.awscsi.ebs.cloud.DiskSnapshot;
+import io.awscsi.ebs.cloud.DiskSpec;
+import io.awscsi.ebs.cloud.Ec2Volumes;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * CreateVolume, DeleteVolume and ValidateVolumeCapabilities on EC2.
+ *
+ * <p>Idempotency holds on real EC2, not only on a fake: before creating, the volume is looked up by its
+ * {@code CSIVolumeName} tag (so a retry long after a crash finds it), and CreateVolume carries a ClientToken derived
+ * from the name (so a retry inside the tag's eventual-consistency window gets the same volume from EC2).
+ */
+final class EbsVolumeProvisioner implements VolumeProvisioner {
+
+  private static final Logger LOG = LogManager.getLogger(EbsVolumeProvisioner.class);
+
+  /** How long a just-created volume may be missing from DescribeVolumes (eventual consistency). */
+  static final Duration VISIBILITY_GRACE = Duration.ofSeconds(10);
+
+  private final Ec2Volumes ec2;
+  private final EbsControllerOptions options;
+  private final ResourceTags tags;
+  private final AttachmentObserver observer;
+  private final KeyedLocks names = new KeyedLocks();
+  private final ClientTokens tokens = new ClientTokens(System::nanoTime);
+  private final VolumeLifecycle lifecycle = new VolumeLifecycle(true);
+  private final AdaptiveBackoff creationPolls = new AdaptiveBackoff(Duration.ofMillis(1250), Duration.ofMillis(250),
+      Duration.ofSeconds(5), Duration.ofMillis(500), 1.15);
+
+  EbsVolumeProvisioner(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+    this.ec2 = ec2;
+    this.options = options;
+    this.tags = tags;
+    this.observer = observer;
+  }
+
+  @Override
+  public boolean supportsCloning() {
+    return true;
+  }
+
+  @Override
+  public boolean supportsSnapshotSource() {
+    return true;
+  }
+
+  @Override
+  public Volume createVolume(VolumeRequest request) {
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    VolumeParameters parameters = VolumeParameters.parse(request.parameters(), request.mutableParameters(),
+        request.capabilities());
+    boolean multiAttach = checkCreateCapabilities(request.capabilities(), parameters.type());
+    try (KeyedLocks.Held held = names.lock(request.name(), deadline, "CreateVolume " + request.name())) {
+      DiskSpec spec = spec(request, parameters, multiAttach, deadline);
+      Disk disk = findByName(request.name(), deadline)
+          .map(existing -> requireCompatible(existing, spec, request.name()))
+          .orElseGet(() -> create(request.name(), spec, deadline));
+      Disk ready = awaitAvailable(disk, request.name(), deadline);
+      LOG.info("CreateVolume: volume {} ready for {} ({} GiB {} in {})", ready.volumeId(), request.name(),
+          ready.sizeGiB(), ready.volumeType(), ready.zone());
+      return new Volume(ready.volumeId(), ready.sizeBytes(), parameters.volumeContext(),
+          ZoneSelector.accessibleTopology(ready.zone()), request.source());
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "CreateVolume " + request.name());
+    }
+  }
+
+  private DiskSpec spec(VolumeRequest request, VolumeParameters p, boolean multiAttach, CallDeadline deadline) {
+    DiskSnapshot snapshot = null;
+    Disk source = null;
+    switch (request.source()) {
+      case VolumeSource.FromSnapshot s -> snapshot = ec2.snapshot(s.snapshotId(), deadline)
+          .orElseThrow(() -> DriverException.notFound("source snapshot " + s.snapshotId() + " does not exist"));
+      case VolumeSource.FromVolume v -> source = ec2.disk(v.volumeId(), deadline)
+          .orElseThrow(() -> DriverException.notFound("source volume " + v.volumeId() + " does not exist"));
+      case VolumeSource.Empty e -> { }
+    }
+    int fallback = snapshot != null ? snapshot.volumeSizeGiB() : source != null ? source.sizeGiB()
+        : Math.max(VolumeSizes.DEFAULT_GIB, p.type().minGiB());
+    int sizeGiB = VolumeSizes.resolve(request.capacity(), fallback, p.type());
+    if (snapshot != null) {
+      if (snapshot.state() != DiskSnapshot.State.COMPLETED) {
+        throw DriverException.unavailable("source snapshot " + snapshot.snapshotId() + " is "
+            + snapshot.state().name().toLowerCase() + ", not completed yet; CreateVolume will be retried");
+      }
+      if (sizeGiB < snapshot.volumeSizeGiB()) {
+        throw DriverException.outOfRange("the volume must be at least as large as its source snapshot "
+            + snapshot.snapshotId() + " (" + snapshot.volumeSizeGiB() + " GiB); " + sizeGiB + " GiB was requested");
+      }
+    }
+    if (p.initializationRate() > 0 && snapshot == null) {
+      throw DriverException.invalidArgument("volumeInitializationRate",
+          "only applies to volumes restored from a snapshot");
+    }
+    String zone;
+    String zoneId = "";
+    if (source != null) {
+      if (sizeGiB < source.sizeGiB()) {
+        throw DriverException.outOfRange("a clone must be at least as large as its source volume "
+            + source.volumeId() + " (" + source.sizeGiB() + " GiB); " + sizeGiB + " GiB was requested");
+      }
+      if (!p.kmsKeyId().isEmpty() && !p.kmsKeyId().equals(source.kmsKeyId())) {
+        throw DriverException.invalidArgument("kmsKeyId", "a clone keeps its source's KMS key ("
+            + (source.kmsKeyId().isEmpty() ? "none" : source.kmsKeyId()) + "); remove kmsKeyId from the class");
+      }
+      String sourceZone = source.zone();
+      boolean zoneExcluded = !request.topology().requisite().isEmpty() && request.topology().requisite().stream()
+          .map(seg -> seg.getOrDefault(ZoneSelector.ZONE_KEY, seg.getOrDefault(ZoneSelector.EBS_ZONE_KEY, "")))
+          .noneMatch(z -> z.isEmpty() || z.equals(sourceZone));
+      if (zoneExcluded) {
+        throw DriverException.resourceExhausted("clone source " + source.volumeId() + " is in " + source.zone()
+            + ", which the accessibility requirements exclude; EBS clones stay in their source's zone");
+      }
+      zone = source.zone();
+    } else {
+      ZoneSelector.Placement placement = ZoneSelector.pick(request.topology());
+      zone = placement.zone();
+      zoneId = placement.zoneId();
+      if (placement.isEmpty()) {
+        List<String> zones = ec2.availabilityZones(deadline);
+        if (zones.isEmpty()) {
+          throw DriverException.unavailable("EC2 reported no available zone in the region");
+        }
+        zone = zones.getFirst();
+      }
+    }
+    int iops = p.iopsFor(sizeGiB);
+    Map<String, String> volumeTags = tags.forVolume(request.name(), tags.userTags(p.tagSpecifications(),
+        p.templateFields()), p.createdForTags(), p.driverTags());
+    return new DiskSpec(sizeGiB, p.type().ec2Name(), iops, p.throughput(), p.encrypted(), p.kmsKeyId(), zone, zoneId,
+        snapshot == null ? "" : snapshot.snapshotId(), source == null ? "" : source.volumeId(), multiAttach,
+        p.initializationRate(), volumeTags);
+  }
+
+  /** The volume already made under this name, if any (the oldest, should a past bug have made two). */
+  private Optional<Disk> findByName(String name, CallDeadline deadline) {
+    List<Disk> named = ec2.disksNamed(name, deadline).stream()
+        .filter(d -> d.state() != Disk.State.DELETING && d.state() != Disk.State.DELETED
+            && d.state() != Disk.State.ERROR)
+        .sorted(Comparator.comparing(d -> d.createdAt() == null ? Instant.EPOCH : d.createdAt()))
+        .toList();
+    if (named.size() > 1) {
+      LOG.warn("CreateVolume: {} volumes carry CSIVolumeName={}: {}; using the oldest", named.size(), name,
+          named.stream().map(Disk::volumeId).toList());
+    }
+    return named.stream().findFirst();
+  }
+
+  private Disk requireCompatible(Disk existing, DiskSpec wanted, String name) {
+    List<String> differences = new ArrayList<>();
+    if (existing.sizeGiB() != wanted.sizeGiB()) {
+      differences.add("size " + existing.sizeGiB() + " GiB (requested " + wanted.sizeGiB() + " GiB)");
+    }
+    if (!existing.volumeType().equals(wanted.volumeType())) {
+      differences.add("type " + existing.volumeType() + " (requested " + wanted.volumeType() + ")");
+    }
+    if (wanted.iops() > 0 && existing.iops() != wanted.iops()) {
+      differences.add("iops " + existing.iops() + " (requested " + wanted.iops() + ")");
+    }
+    if (wanted.throughput() > 0 && existing.throughput() != wanted.throughput()) {
+      differences.add("throughput " + existing.throughput() + " (requested " + wanted.throughput() + ")");
+    }
+    if (existing.encrypted() != wanted.encrypted() && wanted.encrypted()) {
+      differences.add("not encrypted (requested encrypted)");
+    }
+    if (!wanted.snapshotId().isEmpty() && !existing.snapshotId().equals(wanted.snapshotId())) {
+      differences.add("source snapshot " + (existing.snapshotId().isEmpty() ? "none" : existing.snapshotId())
+          + " (requested " + wanted.snapshotId() + ")");
+    }
+    if (!wanted.zone().isEmpty() && !existing.zone().equals(wanted.zone())) {
+      differences.add("zone " + existing.zone() + " (requested " + wanted.zone() + ")");
+    }
+    if (!differences.isEmpty()) {
+      throw DriverException.alreadyExists("volume " + existing.volumeId() + " already exists under the name " + name
+          + " with other properties: " + String.join(", ", differences)
+          + "; use another name or delete that volume");
+    }
+    LOG.info("CreateVolume: {} already exists as {}; returning it", name, existing.volumeId());
+    return existing;
+  }
+
+  private Disk create(String name, DiskSpec spec, CallDeadline deadline) {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return ec2.createDisk(spec, tokens.tokenFor(name), deadline);
+      } catch (CloudException e) {
+        if (e.error() instanceof CloudError.IdempotentParameterMismatch && attempt == 0) {
+          // The name's token belongs to an earlier, failed creation with other parameters: move to the next one.
+          LOG.info("CreateVolume: ClientToken of {} was used with other parameters; using the next token", name);
+          tokens.advance(name);
+          continue;
+        }
+        if (e.error() instanceof CloudError.NotFound nf && spec.isCopy()) {
+          throw DriverException.notFound("source volume " + spec.sourceVolumeId() + " does not exist: "
+              + nf.message());
+        }
+        if (e.error() instanceof CloudError.NotFound nf && !spec.snapshotId().isEmpty()) {
+          throw DriverException.notFound("source snapshot " + spec.snapshotId() + " does not exist: " + nf.message());
+        }
+        throw e;
+      }
+    }
+  }
+
+  private Disk awaitAvailable(Disk disk, String name, CallDeadline deadline) {
+    if (disk.state() == Disk.State.AVAILABLE || disk.state() == Disk.State.IN_USE) {
+      return disk;
+    }
+    Instant since = Instant.now();
+    String what = "waiting for volume " + disk.volumeId() + " (" + name + ") to become available";
+    return StatePoller.await(creationPolls, deadline, since, what, () -> {
+      Optional<Disk> now = ec2.disk(disk.volumeId(), deadline);
+      if (now.isEmpty()) {
+        if (Duration.between(since, Instant.now()).compareTo(VISIBILITY_GRACE) > 0) {
+          throw creationFailed(name, disk.volumeId(), "it disappeared", deadline, false);
+        }
+        return Optional.empty();
+      }
+      return switch (now.get().state()) {
+        case AVAILABLE, IN_USE -> now;
+        case CREATING -> Optional.empty();
+        case ERROR -> throw creationFailed(name, disk.volumeId(), "EC2 reports state error", deadline, true);
+        case DELETING, DELETED -> throw creationFailed(name, disk.volumeId(), "it is being deleted", deadline, false);
+      };
+    });
+  }
+
+  /** A volume that failed asynchronously: delete what is left and use a fresh ClientToken for the retry. */
+  private DriverException creationFailed(String name, String volumeId, String why, CallDeadline deadline,
+      boolean delete) {
+    tokens.advance(name);
+    if (delete) {
+      try {
+        ec2.deleteDisk(volumeId, deadline);
+      } catch (CloudException e) {
+        LOG.warn("CreateVolume: could not delete failed volume {}: {}", volumeId, e.getMessage());
+      }
+    }
+    return DriverException.unavailable("volume " + volumeId + " for " + name + " failed during creation (" + why
+        + "; e.g. an unusable KMS key or no capacity in the zone); the retry creates a new volume");
+  }
+
+  /** Multi-attach is requested by MULTI_NODE_MULTI_WRITER with block access, and only io2 has it. */
+  private static boolean checkCreateCapabilities(List<VolumeCapability> capabilities, VolumeType type) {
+    boolean multiAttach = false;
+    for (VolumeCapability c : capabilities) {
+      String problem = unsupported(c);
+      if (problem != null) {
+        throw DriverException.invalidArgument("volume_capabilities", problem);
+      }
+      multiAttach |= c.accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER;
+    }
+    if (multiAttach && !type.multiAttach()) {
+      throw DriverException.invalidArgument("volume_capabilities", "MULTI_NODE_MULTI_WRITER needs multi-attach, "
+          + "which the driver offers for io2 only; the class asks for " + type.ec2Name());
+    }
+    return multiAttach;
+  }
+
+  /** Why EBS cannot serve this capability, or null: as upstream, SINGLE_NODE_WRITER, or MULTI_NODE_MULTI_WRITER
+   * with block access. */
+  static String unsupported(VolumeCapability c) {
+    return switch (c.accessMode()) {
+      case SINGLE_NODE_WRITER -> null;
+      case MULTI_NODE_MULTI_WRITER -> c.isBlock() ? null
+          : "MULTI_NODE_MULTI_WRITER is only supported for block volumes (io2 multi-attach)";
+      default -> "access mode " + c.accessMode() + " is not supported by EBS; use SINGLE_NODE_WRITER, or "
+          + "MULTI_NODE_MULTI_WRITER with block access on io2";
+    };
+  }
+
+  @Override
+  public void deleteVolume(String volumeId, Map<String, String> secrets) {
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    try {
+      Optional<Disk> disk = ec2.disk(volumeId, deadline);
+      if (disk.isEmpty() || disk.get().state() == Disk.State.DELETING || disk.get().state() == Disk.State.DELETED) {
+        LOG.info("DeleteVolume: {} is already gone", volumeId);
+        return;
+      }
+      List<Attachment> attached = disk.get().activeAttachments();
+      VolumeState state = attached.isEmpty() ? VolumeState.CREATED : VolumeState.NODE_READY;
+      if (lifecycle.decide(state, Operation.DELETE, Repeat.FIRST, volumeId) instanceof Decision.Reject reject) {
+        throw new DriverException(new DriverError.FailedPrecondition(reject.error().message() + " (attached to "
+            + attached.stream().map(a -> a.instanceId() + " as " + a.device() + ", " + a.state().name()
+                .toLowerCase()).collect(Collectors.joining("; ")) + ")"));
+      }
+      ec2.deleteDisk(volumeId, deadline);
+      LOG.info("DeleteVolume: deleted {}", volumeId);
+    } catch (CloudException e) {
+      switch (e.error()) {
+        case CloudError.NotFound nf -> LOG.info("DeleteVolume: {} is already gone ({})", volumeId, nf.message());
+        case CloudError.VolumeInUse inUse -> throw new DriverException(new DriverError.FailedPrecondition("volume "
+            + volumeId + " is still attached: " + inUse.message() + "; unpublish it before DeleteVolume"), e);
+        default -> throw Ec2Failures.toDriver(e, "DeleteVolume " + volumeId);
+      }
+    }
+    observer.deleted(volumeId);
+  }
+
+  @Override
+  public CapabilityCheck validateCapabilities(String volumeId, List<VolumeCapability> capabilities,
+      Map<String, String> volumeContext, Map<String, String> parameters) {
+    CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
+    Disk disk;
+    try {
+      disk = ec2.disk(volumeId, deadline)
+          .orElseThrow(() -> DriverException.notFound("volume " + volumeId + " does not exist"));
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "ValidateVolumeCapabilities " + volumeId);
+    }
+    for (VolumeCapability c : capabilities) {
+      String problem = unsupported(c);
+      if (problem == null && c.accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER && !disk.multiAttach()) {
+        problem = "volume " + volumeId + " was not created with multi-attach, so it cannot be MULTI_NODE_MULTI_WRITER";
+      }
+      if (problem != null) {
+        return new CapabilityCheck.Unsupported(problem);
+      }
+    }
+    return new CapabilityCheck.Confirmed();
+  }
+}

@@ -1,0 +1,242 @@
+package io.awscsi.ebs.controller;
+
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.VolumeCapability;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The StorageClass parameters of CreateVolume (plus VolumeAttributesClass mutable parameters, which win), parsed and
+ * checked. Keys match case-insensitively as upstream; an unknown key or a bad value is InvalidArgument naming it.
+ * 0 means "not set" for the numbers.
+ */
+public record VolumeParameters(
+    VolumeType type,
+    int iops,
+    int iopsPerGiB,
+    boolean allowAutoIopsPerGiBIncrease,
+    boolean allowAutoIopsIncreaseOnModify,
+    int throughput,
+    boolean encrypted,
+    String kmsKeyId,
+    String fsType,
+    Map<String, String> formatOptions,
+    int initializationRate,
+    boolean blockAttachUntilInitialized,
+    Map<String, String> tagSpecifications,
+    Map<String, String> templateFields,
+    Map<String, String> createdForTags) {
+
+  private static final Logger LOG = LogManager.getLogger(VolumeParameters.class);
+
+  static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
+  static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
+  static final String PV_NAME = "csi.storage.k8s.io/pv/name";
+  static final Set<String> FS_TYPES = Set.of("ext2", "ext3", "ext4", "xfs", "ntfs");
+  static final String DEFAULT_FS_TYPE = "ext4";
+
+  public VolumeParameters {
+    formatOptions = Map.copyOf(formatOptions);
+    tagSpecifications = Map.copyOf(tagSpecifications);
+    templateFields = Map.copyOf(templateFields);
+    createdForTags = Map.copyOf(createdForTags);
+  }
+
+  /** Parses CreateVolume's parameters; {@code capabilities} decide which mkfs options are allowed. */
+  public static VolumeParameters parse(Map<String, String> parameters, Map<String, String> mutableParameters,
+      java.util.List<VolumeCapability> capabilities) {
+    VolumeType type = VolumeType.GP3;
+    int iops = 0;
+    int iopsPerGiB = 0;
+    boolean autoIncrease = false;
+    boolean autoOnModify = false;
+    int throughput = 0;
+    boolean encrypted = false;
+    String kmsKeyId = "";
+    String fsType = "";
+    Map<String, String> format = new LinkedHashMap<>();
+    int initRate = 0;
+    boolean blockUntilInitialized = false;
+    Map<String, String> tagSpecs = new LinkedHashMap<>();
+    Map<String, String> fields = new HashMap<>(Map.of("PVCName", "", "PVCNamespace", "", "PVName", ""));
+    Map<String, String> createdFor = new LinkedHashMap<>();
+
+    for (Map.Entry<String, String> e : parameters.entrySet()) {
+      String key = e.getKey();
+      String value = e.getValue();
+      switch (key.toLowerCase(Locale.ROOT)) {
+        case "type" -> type = VolumeType.parse(key, value);
+        case "iops" -> iops = positive(key, value);
+        case "iopspergb" -> iopsPerGiB = positive(key, value);
+        case "allowautoiopspergbincrease" -> autoIncrease = bool(key, value);
+        case "allowautoiopsincreaseonmodify" -> autoOnModify = bool(key, value);
+        case "throughput" -> throughput = positive(key, value);
+        case "encrypted" -> encrypted = bool(key, value);
+        case "kmskeyid" -> kmsKeyId = nonEmpty(key, value);
+        case VolumeContextKeys.FS_TYPE -> fsType = fsType(key, value);
+        case "fstype" -> LOG.warn("StorageClass parameter \"fstype\" is deprecated and ignored; use "
+            + "csi.storage.k8s.io/fstype");
+        case VolumeContextKeys.BLOCK_SIZE, VolumeContextKeys.INODE_SIZE, VolumeContextKeys.BYTES_PER_INODE,
+            VolumeContextKeys.NUMBER_OF_INODES, VolumeContextKeys.EXT4_CLUSTER_SIZE ->
+            format.put(key.toLowerCase(Locale.ROOT), Integer.toString(positive(key, value)));
+        case VolumeContextKeys.EXT4_BIG_ALLOC, VolumeContextKeys.EXT4_ENCRYPTION_SUPPORT -> {
+          if (bool(key, value)) {
+            format.put(key.toLowerCase(Locale.ROOT), "true");
+          }
+        }
+        case "volumeinitializationrate" -> initRate = positive(key, value);
+        case "blockattachuntilinitialized" -> blockUntilInitialized = bool(key, value);
+        case "blockexpress" -> LOG.warn("StorageClass parameter \"blockExpress\" is deprecated and does nothing");
+        case PVC_NAME -> {
+          fields.put("PVCName", value);
+          createdFor.put("kubernetes.io/created-for/pvc/name", value);
+        }
+        case PVC_NAMESPACE -> {
+          fields.put("PVCNamespace", value);
+          createdFor.put("kubernetes.io/created-for/pvc/namespace", value);
+        }
+        case PV_NAME -> {
+          fields.put("PVName", value);
+          createdFor.put("kubernetes.io/created-for/pv/name", value);
+        }
+        default -> {
+          if (!key.toLowerCase(Locale.ROOT).startsWith(ResourceTags.TAG_SPECIFICATION_PREFIX)) {
+            throw DriverException.invalidArgument(key, "unknown StorageClass parameter \"" + key
+                + "\" for ebs.csi.aws.com; see the driver's parameters documentation");
+          }
+          tagSpecs.put(key, value);
+        }
+      }
+    }
+    // VolumeAttributesClass values win over the StorageClass (upstream's precedence).
+    for (Map.Entry<String, String> e : mutableParameters.entrySet()) {
+      String key = e.getKey();
+      switch (key.toLowerCase(Locale.ROOT)) {
+        case "type", "volumetype" -> type = VolumeType.parse(key, e.getValue());
+        case "iops" -> iops = positive(key, e.getValue());
+        case "throughput" -> throughput = positive(key, e.getValue());
+        default -> {
+          if (!key.toLowerCase(Locale.ROOT).startsWith(ResourceTags.TAG_SPECIFICATION_PREFIX)) {
+            throw DriverException.invalidArgument(key, "unknown mutable parameter \"" + key
+                + "\" at CreateVolume; allowed: type, iops, throughput, tagSpecification_N");
+          }
+          tagSpecs.put(key, e.getValue());
+        }
+      }
+    }
+    if (iops > 0 && iopsPerGiB > 0) {
+      throw DriverException.invalidArgument("iopsPerGB", "iops and iopsPerGB cannot both be set; choose one");
+    }
+    if (!kmsKeyId.isEmpty()) {
+      encrypted = true;
+    }
+    if (throughput > 0) {
+      type.checkThroughput("throughput", throughput);
+    }
+    if (initRate > 0 && (initRate < 100 || initRate > 300)) {
+      throw DriverException.invalidArgument("volumeInitializationRate", "must be 100 to 300 MiB/s; got " + initRate);
+    }
+    checkFormatOptions(format, fsType, capabilities);
+    return new VolumeParameters(type, iops, iopsPerGiB, autoIncrease, autoOnModify, throughput, encrypted, kmsKeyId,
+        fsType, format, initRate, blockUntilInitialized, tagSpecs, fields, createdFor);
+  }
+
+  /** The IOPS to ask EC2 for at {@code sizeGiB} (0 = EC2's default), checked against the type's limits. */
+  int iopsFor(int sizeGiB) {
+    if (iopsPerGiB > 0) {
+      return type.iopsFromRatio(iopsPerGiB, sizeGiB, allowAutoIopsPerGiBIncrease);
+    }
+    if (iops > 0) {
+      type.checkIops("iops", iops, sizeGiB);
+    }
+    return iops;
+  }
+
+  /** The volume context for the node: the mkfs options and the file-system type when the class names one. */
+  Map<String, String> volumeContext() {
+    Map<String, String> context = new LinkedHashMap<>(formatOptions);
+    if (!fsType.isEmpty()) {
+      context.put(VolumeContextKeys.FS_TYPE, fsType);
+    }
+    return context;
+  }
+
+  /** Tags the driver keeps for later modifications (upstream's IOPSPerGb and AllowAutoIOPSIncreaseOnModify tags). */
+  Map<String, String> driverTags() {
+    Map<String, String> tags = new LinkedHashMap<>();
+    if (iopsPerGiB > 0) {
+      tags.put(ResourceTags.IOPS_PER_GB_TAG, Integer.toString(iopsPerGiB));
+    }
+    if (allowAutoIopsIncreaseOnModify) {
+      tags.put(ResourceTags.AUTO_IOPS_ON_MODIFY_TAG, "true");
+    }
+    return tags;
+  }
+
+  private static void checkFormatOptions(Map<String, String> format, String fsTypeParameter,
+      java.util.List<VolumeCapability> capabilities) {
+    if (format.isEmpty()) {
+      return;
+    }
+    for (VolumeCapability capability : capabilities) {
+      String option = format.keySet().iterator().next();
+      if (capability.isBlock()) {
+        throw DriverException.invalidArgument(option, "mkfs options cannot be used with a block volume");
+      }
+      String fs = !capability.fsType().isEmpty() ? capability.fsType().toLowerCase(Locale.ROOT)
+          : !fsTypeParameter.isEmpty() ? fsTypeParameter : DEFAULT_FS_TYPE;
+      for (String key : format.keySet()) {
+        boolean supported = switch (key) {
+          case VolumeContextKeys.BLOCK_SIZE, VolumeContextKeys.INODE_SIZE -> !fs.equals("ntfs");
+          case VolumeContextKeys.BYTES_PER_INODE, VolumeContextKeys.NUMBER_OF_INODES ->
+              fs.equals("ext2") || fs.equals("ext3") || fs.equals("ext4");
+          default -> fs.equals("ext4");
+        };
+        if (!supported) {
+          throw DriverException.invalidArgument(key, "mkfs option " + key + " cannot be used with fstype " + fs);
+        }
+      }
+    }
+  }
+
+  static int positive(String key, String value) {
+    try {
+      int n = Integer.parseInt(value.trim());
+      if (n <= 0) {
+        throw DriverException.invalidArgument(key, "must be a positive integer; got \"" + value + "\"");
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw DriverException.invalidArgument(key, "must be a positive integer; got \"" + value + "\"");
+    }
+  }
+
+  static boolean bool(String key, String value) {
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw DriverException.invalidArgument(key, "must be \"true\" or \"false\"; got \"" + value + "\"");
+    };
+  }
+
+  private static String nonEmpty(String key, String value) {
+    if (value.isBlank()) {
+      throw DriverException.invalidArgument(key, "must not be empty");
+    }
+    return value.trim();
+  }
+
+  private static String fsType(String key, String value) {
+    String fs = value.trim().toLowerCase(Locale.ROOT);
+    if (!FS_TYPES.contains(fs)) {
+      throw DriverException.invalidArgument(key, "unsupported file-system type \"" + value + "\"; use one of "
+          + new java.util.TreeSet<>(FS_TYPES));
+    }
+    return fs;
+  }
+}

@@ -1,0 +1,220 @@
+package io.awscsi.ebs.controller;
+
+import static io.awscsi.ebs.controller.Requests.assertError;
+import static io.awscsi.ebs.controller.Requests.publish;
+import static io.awscsi.ebs.controller.Requests.volume;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.awscsi.core.errors.DriverError;
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.PublishedVolume;
+import io.awscsi.core.provider.Volume;
+import io.awscsi.core.provider.VolumeAttacher;
+import io.awscsi.core.provider.VolumeSource;
+import io.awscsi.realism.RealismProfile;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** ControllerPublishVolume / ControllerUnpublishVolume and ListVolumes against moto behind the EC2 realism layer. */
+@Tag("integration")
+class AttachmentIntegrationTest {
+
+  /** Instances hold at most 3 volumes here (root included), so the limit is quick to reach. */
+  private static final RealismProfile PROFILE = RealismProfile.fast().withAttachmentLimit(3);
+
+  private static Ec2Environment env;
+  private final RecordingObserver observer = new RecordingObserver();
+  private EbsControllerProvider provider;
+  private VolumeAttacher attacher;
+
+  @BeforeAll
+  static void startEc2() {
+    env = Ec2Environment.start(PROFILE);
+  }
+
+  @AfterAll
+  static void stopEc2() {
+    env.close();
+  }
+
+  @BeforeEach
+  void fresh() {
+    env.reset();
+    provider = env.provider(Ec2Environment.testOptions().withStuckAttachingTimeout(Duration.ofSeconds(3)),
+        new MetricsRegistry(), observer);
+    attacher = provider.attacher().orElseThrow();
+  }
+
+  private String newVolume(String name) {
+    return provider.provisioner().createVolume(volume(name, 1, Map.of())).volumeId();
+  }
+
+  @Test
+  void publishAttachesAndReturnsTheDevicePathRepeatedlyAndUnpublishDetaches() {
+    String vol = newVolume("pvc-a");
+    String node = env.runInstance(Ec2Environment.ZONE);
+
+    Map<String, String> context = attacher.publish(publish(vol, node, Requests.MOUNT));
+    assertThat(context.get("devicePath")).matches("/dev/xvd[ab][a-z]");
+    var attachment = env.ec2.describeVolumes(r -> r.volumeIds(vol)).volumes().getFirst().attachments().getFirst();
+    assertThat(attachment.instanceId()).isEqualTo(node);
+    assertThat(attachment.stateAsString()).isEqualTo("attached");
+    assertThat(attacher.publish(publish(vol, node, Requests.MOUNT))).isEqualTo(context);
+    assertThat(env.proxy.stats().calls("ec2", "AttachVolume")).isEqualTo(1);
+
+    PublishedVolume listed = provider.lister().orElseThrow().getVolume(vol);
+    assertThat(listed.publishedNodeIds()).containsExactly(node);
+
+    attacher.unpublish(vol, node, Map.of());
+    assertThat(env.ec2.describeVolumes(r -> r.volumeIds(vol)).volumes().getFirst().attachments()).isEmpty();
+    attacher.unpublish(vol, node, Map.of());
+    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isEqualTo(1);
+    assertThat(observer.events).containsExactly("attached " + vol + " " + node + " " + context.get("devicePath")
+        + " " + Requests.GIB, "attached " + vol + " " + node + " " + context.get("devicePath") + " " + Requests.GIB,
+        "detached " + vol + " " + node, "detached " + vol + " " + node);
+  }
+
+  @Test
+  void secondVolumeOnANodeGetsAnotherDevice() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    String a = attacher.publish(publish(newVolume("pvc-d1"), node, Requests.MOUNT)).get("devicePath");
+    String b = attacher.publish(publish(newVolume("pvc-d2"), node, Requests.MOUNT)).get("devicePath");
+    assertThat(a).isNotEqualTo(b);
+  }
+
+  @Test
+  void concurrentPublishToTwoNodesGivesOneSuccessAndOneFailedPreconditionNamingTheNode() throws Exception {
+    String vol = newVolume("pvc-race");
+    String node1 = env.runInstance(Ec2Environment.ZONE);
+    String node2 = env.runInstance(Ec2Environment.ZONE);
+    List<Future<Map<String, String>>> results = new ArrayList<>();
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      results.add(pool.submit(() -> attacher.publish(publish(vol, node1, Requests.MOUNT))));
+      results.add(pool.submit(() -> attacher.publish(publish(vol, node2, Requests.MOUNT))));
+    }
+    int ok = 0;
+    List<DriverException> failures = new ArrayList<>();
+    for (Future<Map<String, String>> f : results) {
+      try {
+        f.get();
+        ok++;
+      } catch (ExecutionException e) {
+        failures.add((DriverException) e.getCause());
+      }
+    }
+    assertThat(ok).isEqualTo(1);
+    assertThat(failures).hasSize(1);
+    DriverException failure = failures.getFirst();
+    assertThat(failure.error()).isInstanceOf(DriverError.FailedPrecondition.class);
+    String winner = env.ec2.describeVolumes(r -> r.volumeIds(vol)).volumes().getFirst().attachments().getFirst()
+        .instanceId();
+    assertThat(failure.getMessage()).contains("attached to node " + winner);
+  }
+
+  @Test
+  void publishOfAVolumeAttachedElsewhereIsFailedPrecondition() {
+    String vol = newVolume("pvc-else");
+    String node1 = env.runInstance(Ec2Environment.ZONE);
+    String node2 = env.runInstance(Ec2Environment.ZONE);
+    attacher.publish(publish(vol, node1, Requests.MOUNT));
+    assertError(() -> attacher.publish(publish(vol, node2, Requests.MOUNT)), DriverError.FailedPrecondition.class,
+        "attached to node " + node1);
+  }
+
+  @Test
+  void unknownVolumeOrInstanceIsNotFound() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    String vol = newVolume("pvc-nf");
+    assertError(() -> attacher.publish(publish("vol-0123456789abcdef0", node, Requests.MOUNT)),
+        DriverError.NotFound.class, "vol-0123456789abcdef0");
+    assertError(() -> attacher.publish(publish(vol, "i-0123456789abcdef0", Requests.MOUNT)),
+        DriverError.NotFound.class, "i-0123456789abcdef0");
+    assertError(() -> attacher.publish(publish("bogus", node, Requests.MOUNT)), DriverError.NotFound.class);
+  }
+
+  @Test
+  void unpublishOfAGoneVolumeOrInstanceSucceeds() {
+    String vol = newVolume("pvc-gone");
+    String node = env.runInstance(Ec2Environment.ZONE);
+    attacher.unpublish("vol-0123456789abcdef0", node, Map.of());
+    attacher.unpublish(vol, "i-0123456789abcdef0", Map.of());
+    attacher.unpublish(vol, node, Map.of());
+    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isZero();
+  }
+
+  @Test
+  void theInstancesAttachmentLimitIsResourceExhausted() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    attacher.publish(publish(newVolume("pvc-l1"), node, Requests.MOUNT));
+    attacher.publish(publish(newVolume("pvc-l2"), node, Requests.MOUNT));
+    String third = newVolume("pvc-l3");
+    assertError(() -> attacher.publish(publish(third, node, Requests.MOUNT)), DriverError.ResourceExhausted.class,
+        node);
+  }
+
+  @Test
+  void aVolumeStuckInAttachingIsDetachedAndTheCallFailsRetryably() {
+    String vol = newVolume("pvc-stuck");
+    String node = env.runInstance(Ec2Environment.ZONE);
+    env.proxy.holdAttaching(vol);
+    long start = System.nanoTime();
+    assertError(() -> attacher.publish(publish(vol, node, Requests.MOUNT)), DriverError.Unavailable.class,
+        "stuck in attaching");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isEqualTo(1);
+    env.proxy.releaseAttaching(vol);
+    attacher.unpublish(vol, node, Map.of());
+    assertThat(attacher.publish(publish(vol, node, Requests.MOUNT))).containsKey("devicePath");
+  }
+
+  @Test
+  void io2MultiAttachServesBlockVolumesOnTwoNodes() {
+    Volume v = provider.provisioner().createVolume(volume("pvc-multi", 4, Map.of("type", "io2", "iops", "1000"),
+        Requests.MULTI_BLOCK, new VolumeSource.Empty()));
+    String node1 = env.runInstance(Ec2Environment.ZONE);
+    String node2 = env.runInstance(Ec2Environment.ZONE);
+    attacher.publish(publish(v.volumeId(), node1, Requests.MULTI_BLOCK));
+    attacher.publish(publish(v.volumeId(), node2, Requests.MULTI_BLOCK));
+    assertThat(provider.lister().orElseThrow().getVolume(v.volumeId()).publishedNodeIds())
+        .containsExactlyInAnyOrder(node1, node2);
+    attacher.unpublish(v.volumeId(), node1, Map.of());
+    assertThat(provider.lister().orElseThrow().getVolume(v.volumeId()).publishedNodeIds()).containsExactly(node2);
+  }
+
+  @Test
+  void listVolumesPagesAndShowsPublishedNodes() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(newVolume("pvc-list" + i));
+    }
+    attacher.publish(publish(ids.getFirst(), node, Requests.MOUNT));
+    List<PublishedVolume> all = new ArrayList<>();
+    String token = "";
+    int pages = 0;
+    do {
+      var page = provider.lister().orElseThrow().listVolumes(2, token);
+      assertThat(page.entries().size()).isLessThanOrEqualTo(2);
+      all.addAll(page.entries());
+      token = page.nextToken();
+      pages++;
+    } while (!token.isEmpty() && pages < 20);
+    assertThat(all).extracting(p -> p.volume().volumeId()).containsAll(ids).doesNotHaveDuplicates();
+    assertThat(all).filteredOn(p -> p.volume().volumeId().equals(ids.getFirst())).first()
+        .extracting(PublishedVolume::publishedNodeIds).isEqualTo(List.of(node));
+    assertError(() -> provider.lister().orElseThrow().listVolumes(2, "not-a-token"), DriverError.Aborted.class);
+    assertError(() -> provider.lister().orElseThrow().getVolume("vol-0123456789abcdef0"), DriverError.NotFound.class);
+  }
+}
