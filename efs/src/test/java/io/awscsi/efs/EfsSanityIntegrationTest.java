@@ -86,10 +86,7 @@ class EfsSanityIntegrationTest {
       Process process = new ProcessBuilder(sanity.toString(), "--csi.endpoint", "unix://" + socket,
           "--csi.mountdir", dir.resolve("mount").toString(), "--csi.stagingdir", dir.resolve("staging").toString(),
           "--csi.testvolumeparameters", parameters.toString(), "--ginkgo.junit-report",
-          dir.resolve("junit.xml").toString(),
-          // driver-core answers a relative volume_path with INVALID_ARGUMENT before the provider is asked, where
-          // csi-sanity expects NOT_FOUND; reported to the lead, not an EFS behaviour.
-          "--ginkgo.skip", "NodeGetVolumeStats should fail when volume (is not found|does not exist on the specified path)")
+          dir.resolve("junit.xml").toString())
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       boolean finished = process.waitFor(10, TimeUnit.MINUTES);
       if (!finished) {

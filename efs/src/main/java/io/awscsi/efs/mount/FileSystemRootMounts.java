@@ -1,5 +1,7 @@
 package io.awscsi.efs.mount;
 
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.host.CommandException;
 import io.awscsi.core.host.Mounter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -58,11 +60,13 @@ public final class FileSystemRootMounts {
       if (!entry.mounted) {
         try {
           Files.createDirectories(mountPoint);
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot create the controller mount point " + mountPoint, e);
-        }
-        if (!mounter.isMountPoint(mountPoint)) {
-          backend.mount(new EfsMountRequest(fileSystemId, "/", "", options, false), mountPoint);
+          if (!mounter.isMountPoint(mountPoint)) {
+            backend.mount(new EfsMountRequest(fileSystemId, "/", "", options, false), mountPoint);
+          }
+        } catch (IOException | UncheckedIOException | CommandException e) {
+          throw DriverException.internal("the controller cannot mount file system " + fileSystemId + " at "
+              + mountPoint + " (" + e.getMessage() + "); efs-dir volumes and --delete-access-point-root-dir need a "
+              + "controller that can mount EFS (amazon-efs-utils, a privileged container, IAM client access)", e);
         }
         entry.mounted = true;
         LOG.info("mounted file system {} at {} for directory work", fileSystemId, mountPoint);

@@ -3,14 +3,15 @@ package io.awscsi.efs.mount;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.efs.cloud.AccessPoint;
+import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.RootDirectory;
 import io.awscsi.efs.volume.EfsPaths;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The local stand-in for EFS where the host has no NFS client: each file system is a directory
@@ -42,7 +43,7 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
       Files.createDirectories(fsRoot);
       String base = EfsPaths.ROOT;
       if (!request.accessPointId().isEmpty()) {
-        AccessPoint accessPoint = accessPoints.describe(request.accessPointId()).orElseThrow(() ->
+        AccessPoint accessPoint = describe(request.accessPointId()).orElseThrow(() ->
             DriverException.notFound("access point " + request.accessPointId() + " does not exist"));
         if (!accessPoint.fileSystemId().equals(request.fileSystemId())) {
           throw DriverException.invalidArgument("volume_id", "access point " + request.accessPointId()
@@ -58,7 +59,17 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
       }
       mounter.bindMount(source, target, request.readOnly(), List.of());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare the local stand-in of " + request.fileSystemId(), e);
+      throw DriverException.internal("cannot prepare the local stand-in of " + request.fileSystemId() + " under "
+          + root + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Optional<AccessPoint> describe(String accessPointId) {
+    try {
+      return accessPoints.describe(accessPointId);
+    } catch (EfsCloudException e) {
+      throw DriverException.unavailable("the local EFS stand-in cannot read access point " + accessPointId + ": "
+          + e.getMessage(), e);
     }
   }
 

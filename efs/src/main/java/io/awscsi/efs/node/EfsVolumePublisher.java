@@ -77,7 +77,7 @@ public final class EfsVolumePublisher implements VolumePublisher {
             readOnly), target);
         LOG.info("NodePublishVolume: mounted {} at {} ({}{})", handle.volumeId(), target, String.join(",", options),
             readOnly ? ", read-only" : "");
-      } catch (CommandException e) {
+      } catch (CommandException | UncheckedIOException e) {
         cleanUp(target);
         throw DriverException.internal("mounting " + handle.volumeId() + " at " + target + " failed: "
             + e.getMessage());
@@ -129,7 +129,7 @@ public final class EfsVolumePublisher implements VolumePublisher {
           + "the unmount; something else wrote into it, remove its contents");
     } catch (IOException e) {
       throw DriverException.internal("cannot remove target path " + targetPath + ": " + e.getMessage(), e);
-    } catch (CommandException e) {
+    } catch (CommandException | UncheckedIOException e) {
       throw DriverException.internal("unmounting " + volumeId + " from " + targetPath + " failed: " + e.getMessage());
     }
   }
