@@ -31,4 +31,19 @@ final class LoopAttachmentObserver implements AttachmentObserver {
   public void deleted(String volumeId) {
     loops.deleted(volumeId);
   }
+
+  @Override
+  public void snapshotCreated(String snapshotId, String sourceVolumeId) {
+    loops.snapshotted(snapshotId, sourceVolumeId);
+  }
+
+  @Override
+  public void createdFrom(String volumeId, String sourceId) {
+    loops.createdFrom(volumeId, sourceId);
+  }
+
+  @Override
+  public void snapshotDeleted(String snapshotId) {
+    loops.snapshotDeleted(snapshotId);
+  }
 }

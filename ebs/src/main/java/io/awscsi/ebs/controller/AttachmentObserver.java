@@ -21,4 +21,13 @@ public interface AttachmentObserver {
 
   /** The volume was deleted. */
   default void deleted(String volumeId) {}
+
+  /** A snapshot of the volume was created (its content is the volume's content now). */
+  default void snapshotCreated(String snapshotId, String sourceVolumeId) {}
+
+  /** A volume was created from a snapshot or cloned from a volume ({@code sourceId} is a snap- or vol- id). */
+  default void createdFrom(String volumeId, String sourceId) {}
+
+  /** The snapshot was deleted. */
+  default void snapshotDeleted(String snapshotId) {}
 }

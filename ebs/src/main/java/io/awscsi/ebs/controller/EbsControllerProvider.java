@@ -35,7 +35,7 @@ public final class EbsControllerProvider implements ControllerProvider {
     this.provisioner = new EbsVolumeProvisioner(ec2, options, tags, observer);
     this.attacher = new EbsVolumeAttacher(ec2, options, observer);
     this.resizer = new EbsVolumeResizer(ec2, options, tags, observer);
-    this.snapshots = new EbsSnapshotManager(ec2, options, tags);
+    this.snapshots = new EbsSnapshotManager(ec2, options, tags, observer);
     this.lister = new EbsVolumeLister(ec2, options);
     this.readiness = new Ec2Readiness(ec2, options.readinessSuccessTtl(), System::nanoTime);
   }

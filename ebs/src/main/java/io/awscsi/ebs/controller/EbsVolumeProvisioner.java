@@ -86,6 +86,11 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
           .map(existing -> requireCompatible(existing, spec, request.name()))
           .orElseGet(() -> create(request.name(), spec, deadline));
       Disk ready = awaitAvailable(disk, request.name(), deadline);
+      switch (request.source()) {
+        case VolumeSource.FromSnapshot s -> observer.createdFrom(ready.volumeId(), s.snapshotId());
+        case VolumeSource.FromVolume v -> observer.createdFrom(ready.volumeId(), v.volumeId());
+        case VolumeSource.Empty e -> { }
+      }
       LOG.info("CreateVolume: volume {} ready for {} ({} GiB {} in {})", ready.volumeId(), request.name(),
           ready.sizeGiB(), ready.volumeType(), ready.zone());
       return new Volume(ready.volumeId(), ready.sizeBytes(), parameters.volumeContext(),

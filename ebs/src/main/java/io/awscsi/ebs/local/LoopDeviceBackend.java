@@ -30,6 +30,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
 
   private static final Logger LOG = LogManager.getLogger(LoopDeviceBackend.class);
   private static final Pattern VOLUME_ID = Pattern.compile("vol-[0-9a-zA-Z]{1,64}");
+  private static final Pattern SNAPSHOT_ID = Pattern.compile("snap-[0-9a-zA-Z]{1,64}");
   private static final String SUFFIX = ".img";
 
   /** What {@link #close()} does with backing files. */
@@ -42,6 +43,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
 
   private final Path volumesDirectory;
   private final Path byIdDirectory;
+  private final Path snapshotsDirectory;
   private final LoopDevices loops;
   private final Retention retention;
   private final Thread shutdownHook;
@@ -50,6 +52,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
   private LoopDeviceBackend(Path stateDirectory, LoopDevices loops, Retention retention) {
     this.volumesDirectory = stateDirectory.resolve("volumes");
     this.byIdDirectory = stateDirectory.resolve("by-id");
+    this.snapshotsDirectory = stateDirectory.resolve("snapshots");
     this.loops = loops;
     this.retention = retention;
     this.shutdownHook = Thread.ofPlatform().name("loop-device-backend-shutdown").unstarted(this::close);
@@ -61,6 +64,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
     try {
       Files.createDirectories(backend.volumesDirectory);
       Files.createDirectories(backend.byIdDirectory);
+      Files.createDirectories(backend.snapshotsDirectory);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the loop device state under " + stateDirectory, e);
     }
@@ -130,6 +134,48 @@ public final class LoopDeviceBackend implements AutoCloseable {
     }
   }
 
+  /**
+   * A snapshot of the volume was taken: its content is copied (sparsely) under the snapshot's id, so a volume restored
+   * from it later starts with the same data, as an EBS restore does.
+   */
+  public synchronized void snapshotted(String snapshotId, String volumeId) {
+    requireOpen();
+    var source = backingFile(volumeId);
+    if (!Files.exists(source)) {
+      return; // Never attached, so never written: a restore starts empty as well.
+    }
+    SparseCopy.copy(source, snapshotFile(snapshotId));
+    LOG.info("local snapshot {} of {} taken", snapshotId, volumeId);
+  }
+
+  /** A volume was created from a snapshot or cloned from a volume: it starts with that content. */
+  public synchronized void createdFrom(String volumeId, String sourceId) {
+    requireOpen();
+    var source = sourceId.startsWith("snap-") ? snapshotFile(sourceId) : backingFile(sourceId);
+    var target = backingFile(volumeId);
+    if (Files.exists(source) && !Files.exists(target)) {
+      SparseCopy.copy(source, target);
+      LOG.info("local volume {} seeded from {}", volumeId, sourceId);
+    }
+  }
+
+  /** The snapshot was deleted: its copy is removed. */
+  public synchronized void snapshotDeleted(String snapshotId) {
+    requireOpen();
+    try {
+      Files.deleteIfExists(snapshotFile(snapshotId));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the copy of snapshot " + snapshotId, e);
+    }
+  }
+
+  private Path snapshotFile(String snapshotId) {
+    if (!SNAPSHOT_ID.matcher(snapshotId).matches()) {
+      throw new IllegalArgumentException("not an EBS snapshot id: " + snapshotId);
+    }
+    return snapshotsDirectory.resolve(snapshotId + SUFFIX);
+  }
+
   /** The device the volume is attached as, if it is. */
   public synchronized Optional<Path> device(String volumeId) {
     var file = backingFile(volumeId);
@@ -160,6 +206,15 @@ public final class LoopDeviceBackend implements AutoCloseable {
         }
       } catch (IOException | RuntimeException e) {
         failures.add(file + ": " + e.getMessage());
+      }
+    }
+    if (retention == Retention.DELETE_FILES) {
+      try (var copies = Files.list(snapshotsDirectory)) {
+        for (var copy : copies.toList()) {
+          Files.deleteIfExists(copy);
+        }
+      } catch (IOException e) {
+        failures.add(snapshotsDirectory + ": " + e.getMessage());
       }
     }
     if (!failures.isEmpty()) {

@@ -90,7 +90,7 @@ public final class LifecycleWalkthrough {
               .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(GIB))
               .putParameters("type", "gp3").putParameters("csi.storage.k8s.io/fstype", "xfs")
               .setAccessibilityRequirements(zone).build()),
-          r -> r.getVolume().getVolumeId() + " in " + r.getVolume().getAccessibleTopologyList());
+          r -> r.getVolume().getVolumeId() + " in " + r.getVolume().getAccessibleTopology(0).getSegmentsMap());
       String vol1 = created.getVolume().getVolumeId();
       undo.push(() -> quietly("ebs", "delete " + vol1, "DeleteVolume", () ->
           controller.withDeadlineAfter(2, TimeUnit.MINUTES).deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(vol1).build())));
@@ -339,9 +339,12 @@ public final class LifecycleWalkthrough {
     }
   }
 
+  /** Writes and flushes, as an application quiesces before a snapshot: EBS snapshots hold what reached the disk. */
   private static Path write(Path file) {
-    try {
-      Files.writeString(file, PAYLOAD);
+    try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+      channel.write(java.nio.ByteBuffer.wrap(PAYLOAD.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      channel.force(true);
       return file;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
