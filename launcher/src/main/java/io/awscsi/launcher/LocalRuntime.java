@@ -95,6 +95,27 @@ public final class LocalRuntime implements AutoCloseable {
     if (closed.compareAndSet(false, true)) {
       drivers.values().forEach(DriverRuntime::close);
       aws.close();
+      removeWorkDir();
+    }
+  }
+
+  /** Removes the work directory, but never while anything is mounted below it: that would delete volume data. */
+  private void removeWorkDir() {
+    try {
+      String prefix = workDir.toAbsolutePath().normalize() + "/";
+      List<String> mounted = io.awscsi.core.host.MountInfo.parseAll(Files.readString(Path.of("/proc/self/mountinfo")))
+          .stream().map(m -> m.mountPoint().toString()).filter(m -> (m + "/").startsWith(prefix)).toList();
+      if (!mounted.isEmpty()) {
+        System.err.println("local runtime: keeping " + workDir + ": still mounted below it: " + mounted);
+        return;
+      }
+      try (var walk = Files.walk(workDir)) {
+        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      System.err.println("local runtime: could not remove " + workDir + ": " + e.getMessage());
     }
   }
 

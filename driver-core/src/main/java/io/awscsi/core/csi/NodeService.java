@@ -176,7 +176,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       var expander = provider.expander().orElseThrow(() -> unimplemented("NodeExpandVolume"));
       String volumeId = required(request.getVolumeId(), "volume_id");
-      Path volumePath = RequestParser.path(request.getVolumePath(), "volume_path");
+      Path volumePath = publishedPath(request.getVolumePath(), volumeId);
       Path staging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
       VolumeCapability cap = request.hasVolumeCapability()
           ? RequestParser.capability(request.getVolumeCapability(), "volume_capability") : null;
@@ -194,15 +194,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       var reader = provider.stats().orElseThrow(() -> unimplemented("NodeGetVolumeStats"));
       String volumeId = required(request.getVolumeId(), "volume_id");
-      required(request.getVolumePath(), "volume_path");
-      // A path that is not absolute and clean cannot be a published path of the volume: the spec's answer for a
-      // path that is not published is NOT_FOUND (csi-sanity checks it with "some/path").
-      if (!request.getVolumePath().startsWith("/") || request.getVolumePath().contains("/..")
-          || request.getVolumePath().contains("/./")) {
-        throw DriverException.notFound("volume_path " + request.getVolumePath() + " is not a published path of volume "
-            + volumeId);
-      }
-      Path volumePath = RequestParser.path(request.getVolumePath(), "volume_path");
+      Path volumePath = publishedPath(request.getVolumePath(), volumeId);
       VolumeStats stats = reader.stats(volumeId, volumePath);
       NodeGetVolumeStatsResponse.Builder b = NodeGetVolumeStatsResponse.newBuilder();
       switch (stats) {
@@ -218,6 +210,18 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       }
       return b.build();
     });
+  }
+
+  /**
+   * The volume_path of NodeExpandVolume and NodeGetVolumeStats: missing is INVALID_ARGUMENT; a path that is not
+   * absolute and clean cannot be a published path of the volume, and the spec's answer for such a path is NOT_FOUND.
+   */
+  private static Path publishedPath(String value, String volumeId) {
+    required(value, "volume_path");
+    if (!value.startsWith("/") || (value + "/").contains("/../") || (value + "/").contains("/./")) {
+      throw DriverException.notFound("volume_path " + value + " is not a published path of volume " + volumeId);
+    }
+    return RequestParser.path(value, "volume_path");
   }
 
   /** True when the work must be done, false for an idempotent repeat; throws for a refused call. */
