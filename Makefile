@@ -10,7 +10,7 @@ export GOFLAGS := -mod=mod
 MVN ?= mvn -B -ntp
 DIST := dist/aws-csi-driver
 
-.PHONY: deps build run test unit test-it sanity test-helm bench bench-startup clean
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean
 
 ## deps: install what a fresh machine lacks, skipping what is present
 deps:
@@ -19,11 +19,15 @@ deps:
 ## build: a runnable distribution in dist/aws-csi-driver (bin/aws-csi-driver + lib/*.jar)
 build:
 	@command -v go >/dev/null || bash hack/install-deps.sh
-	$(MVN) -q package -DskipTests
+	$(MVN) -q install -DskipTests
 	@rm -rf $(DIST) && mkdir -p $(DIST)/bin $(DIST)/lib
 	@cp launcher/src/dist/bin/aws-csi-driver $(DIST)/bin/
 	@cp launcher/target/lib/*.jar launcher/target/launcher-*.jar $(DIST)/lib/
 	@echo "built $(DIST)"
+
+## build-aot: the JDK 25 AOT cache (dist/aws-csi-driver/app.aot) from one training run; the image builds it too
+build-aot: build
+	@bash hack/build-aot.sh $(DIST)
 
 ## run: the driver's main job on embedded defaults (EBS and EFS on emulated AWS), then the lifecycle walkthrough
 run: deps build
@@ -43,7 +47,7 @@ test-helm:
 	@bash helm/tests/run.sh
 
 ## bench-startup: node-mode time to first successful Probe and idle RSS (median of runs)
-bench-startup: build
+bench-startup: build-aot
 	@bash hack/bench-startup.sh
 
 ## bench: controller lifecycle under throttling, node stage+publish, node RSS under load

@@ -1,0 +1,123 @@
+package io.awscsi.e2e.bench;
+
+import csi.v1.IdentityGrpc;
+import csi.v1.ProbeRequest;
+import io.awscsi.realism.process.MetadataMock;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Node-mode footprint of the built distribution: time from process start to the first successful Probe, and resident
+ * memory once idle, each the median of several runs, with and without the AOT cache in the same run (this machine is
+ * noisy, so compare within one run). Usage: StartupBenchmark DIST_DIR [runs].
+ */
+public final class StartupBenchmark {
+
+  private StartupBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Path dist = Path.of(args.length > 0 ? args[0] : "dist/aws-csi-driver").toAbsolutePath();
+    int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    Path aot = dist.resolve("app.aot");
+    try (MetadataMock imds = MetadataMock.builder().instanceId("i-0123456789abcdef0").instanceType("m5.large")
+        .availabilityZone("us-east-1a").start()) {
+      Map<String, String> env = Map.of("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint().toString(),
+          "AWS_REGION", "us-east-1", "DISABLE_TAINT_WATCHER", "true");
+      boolean hasAot = Files.exists(aot);
+      System.out.printf("node-mode start-up, %d runs each (%s)%n", runs, dist);
+      Result without = measure(dist, env, runs, "-XX:AOTMode=off");
+      print("JIT only", without);
+      if (hasAot) {
+        Result with = measure(dist, env, runs, "");
+        print("AOT cache", with);
+        System.out.printf("ratio AOT/JIT: ready %.2f, idle RSS %.2f%n", with.readyMs / without.readyMs,
+            with.rssMiB / without.rssMiB);
+      } else {
+        System.out.println("no AOT cache at " + aot + " (make build-aot makes one)");
+      }
+    }
+  }
+
+  record Result(double readyMs, double rssMiB, List<Long> readies, List<Long> rss) {}
+
+  private static void print(String label, Result r) {
+    System.out.printf("%-10s time to ready: median %.0f ms %s; idle RSS: median %.1f MiB %s%n", label, r.readyMs,
+        r.readies, r.rssMiB, r.rss.stream().map(k -> k / 1024).toList());
+  }
+
+  private static Result measure(Path dist, Map<String, String> env, int runs, String javaOpts) throws Exception {
+    List<Long> readies = new ArrayList<>();
+    List<Long> rss = new ArrayList<>();
+    for (int i = 0; i < runs; i++) {
+      Path socket = Path.of("/tmp", "bench-startup-" + ProcessHandle.current().pid() + "-" + i + ".sock");
+      ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
+          "--mode", "node", "--endpoint", "unix://" + socket, "--log-level", "warn")
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      pb.environment().putAll(env);
+      pb.environment().put("JAVA_OPTS", javaOpts);
+      long start = System.nanoTime();
+      Process p = pb.start();
+      try {
+        readies.add(waitReady(socket, start));
+        Thread.sleep(3000);
+        rss.add(rssKiB(p.pid()));
+      } finally {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+        Files.deleteIfExists(socket);
+      }
+    }
+    return new Result(median(readies), median(rss) / 1024.0, readies, rss);
+  }
+
+  private static long waitReady(Path socket, long start) throws InterruptedException {
+    while (!Files.exists(socket)) {
+      Thread.sleep(2);
+      if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(30)) {
+        throw new IllegalStateException("no socket after 30 s");
+      }
+    }
+    ManagedChannel channel = Grpc.newChannelBuilder("unix://" + socket, InsecureChannelCredentials.create()).build();
+    try {
+      while (true) {
+        try {
+          if (IdentityGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.SECONDS)
+              .probe(ProbeRequest.getDefaultInstance()).getReady().getValue()) {
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+          }
+        } catch (io.grpc.StatusRuntimeException notYet) {
+          Thread.sleep(2);
+        }
+      }
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  private static long rssKiB(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("\\D", ""));
+      }
+    }
+    return 0;
+  }
+
+  private static double median(List<Long> values) {
+    List<Long> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
+  }
+}
