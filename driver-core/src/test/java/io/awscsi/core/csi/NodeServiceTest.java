@@ -152,8 +152,20 @@ class NodeServiceTest {
             NodeGetVolumeStatsRequest.newBuilder().setVolumeId(VOL).build()), "volume_path"),
         new Invalid("NodeExpandVolume without volume_id", n -> n.nodeExpandVolume(
             NodeExpandVolumeRequest.newBuilder().setVolumePath(TARGET).build()), "volume_id"),
-        new Invalid("NodeExpandVolume with a relative volume_path", n -> n.nodeExpandVolume(
-            NodeExpandVolumeRequest.newBuilder().setVolumeId(VOL).setVolumePath("mount").build()), "volume_path"));
+        new Invalid("NodeExpandVolume without volume_path", n -> n.nodeExpandVolume(
+            NodeExpandVolumeRequest.newBuilder().setVolumeId(VOL).build()), "volume_path"));
+  }
+
+  /** The spec answers NOT_FOUND for a volume_path that is not published; a relative path never is (csi-sanity). */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"some/path", "/a/../b", "/a/./b"})
+  void anUnpublishableVolumePathIsNotFound(String path) {
+    NodeBlockingStub node = node(everyPart());
+
+    assertThat(statusOf(() -> node.nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder().setVolumeId(VOL)
+        .setVolumePath(path).build())).getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(statusOf(() -> node.nodeExpandVolume(NodeExpandVolumeRequest.newBuilder().setVolumeId(VOL)
+        .setVolumePath(path).build())).getCode()).isEqualTo(Status.Code.NOT_FOUND);
   }
 
   @ParameterizedTest(name = "{0}")
