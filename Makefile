@@ -19,6 +19,7 @@ deps:
 ## build: a runnable distribution in dist/aws-csi-driver (bin/aws-csi-driver + lib/*.jar)
 build:
 	@command -v go >/dev/null || bash hack/install-deps.sh
+	@rm -rf launcher/target/lib
 	$(MVN) -q install -DskipTests
 	@rm -rf $(DIST) && mkdir -p $(DIST)/bin $(DIST)/lib
 	@cp launcher/src/dist/bin/aws-csi-driver $(DIST)/bin/
