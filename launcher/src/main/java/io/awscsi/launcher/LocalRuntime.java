@@ -45,9 +45,18 @@ public final class LocalRuntime implements AutoCloseable {
   public static LocalRuntime start(Path workDir, Set<Driver> which, RealismProfile profile,
       Map<String, String> baseEnv) throws IOException {
     Files.createDirectories(workDir);
-    LocalAws aws = LocalAws.start(profile);
+    return start(workDir, which, LocalAws.start(profile), baseEnv);
+  }
+
+  /**
+   * Starts the given drivers against {@code aws} (for example {@link LocalAws#attach} in front of LocalStack); the
+   * runtime owns {@code aws} from here on and closes it.
+   */
+  public static LocalRuntime start(Path workDir, Set<Driver> which, LocalAws aws, Map<String, String> baseEnv)
+      throws IOException {
     Map<Driver, DriverRuntime> drivers = new EnumMap<>(Driver.class);
     try {
+      Files.createDirectories(workDir);
       Map<String, String> env = new HashMap<>(baseEnv);
       env.putAll(aws.driverEnvironment());
       for (Driver d : which) {

@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** Loop devices whose backing file lies under a directory, read from sysfs. */
-final class LoopDeviceList {
+public final class LoopDeviceList {
 
   private LoopDeviceList() {}
 
-  static List<String> backedBy(Path dir) throws IOException {
+  public static List<String> backedBy(Path dir) throws IOException {
     List<String> out = new ArrayList<>();
     String prefix = dir.toAbsolutePath().normalize().toString();
     try (Stream<Path> blocks = Files.list(Path.of("/sys/block"))) {

@@ -7,7 +7,7 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Finds the Go test tools that {@code make deps} installs, and cleans up test work directories safely. */
-final class Tools {
+public final class Tools {
 
   private Tools() {}
 
@@ -29,7 +29,7 @@ final class Tools {
   }
 
   /** Deletes a work directory, but never while anything is still mounted below it (that would delete volume data). */
-  static void deleteTreeIfUnmounted(Path dir) throws IOException {
+  public static void deleteTreeIfUnmounted(Path dir) throws IOException {
     String prefix = dir.toAbsolutePath().normalize() + "/";
     try (Stream<String> lines = Files.lines(Path.of("/proc/self/mountinfo"))) {
       var mounted = lines.map(l -> l.split(" ")[4]).filter(m -> (m + "/").startsWith(prefix)).toList();

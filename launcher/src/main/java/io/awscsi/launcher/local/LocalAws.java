@@ -27,7 +27,7 @@ public final class LocalAws implements AutoCloseable {
   public static final String ZONE = "us-east-1a";
   public static final String INSTANCE_TYPE = "m5.large";
 
-  private final MotoServer moto;
+  private final MotoServer moto; // null when attached to an emulator this object did not start
   private final RealismProxy proxy;
   private final MetadataMock imds;
   private final String instanceId;
@@ -43,13 +43,29 @@ public final class LocalAws implements AutoCloseable {
 
   public static LocalAws start(RealismProfile profile) {
     MotoServer moto = MotoServer.start();
-    RealismProxy proxy = null;
     try {
-      proxy = RealismProxy.builder().upstream(moto.endpoint()).profile(profile).start();
+      return provision(moto, moto.endpoint(), profile);
+    } catch (RuntimeException e) {
+      moto.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Emulated AWS in front of an EC2/EFS emulator that is already running (LocalStack, a moto started elsewhere): the
+   * realism layer and IMDS as in {@link #start}, but no moto process; closing leaves the emulator running.
+   */
+  public static LocalAws attach(URI emulator, RealismProfile profile) {
+    return provision(null, emulator, profile);
+  }
+
+  private static LocalAws provision(MotoServer moto, URI upstream, RealismProfile profile) {
+    RealismProxy proxy = RealismProxy.builder().upstream(upstream).profile(profile).start();
+    try {
       String instanceId;
       String fileSystemId;
       try (Ec2Client ec2 = ec2(proxy.endpoint()); EfsClient efs = efs(proxy.endpoint())) {
-        // moto starts without its default AMIs (faster resets) and accepts any image id.
+        // moto (and LocalStack, which runs EC2 on moto) accepts any image id unless AMI validation is switched on.
         String ami = "ami-0123456789abcdef0";
         instanceId = ec2.runInstances(r -> r.imageId(ami).minCount(1).maxCount(1)
                 .instanceType(InstanceType.fromValue(INSTANCE_TYPE)).placement(p -> p.availabilityZone(ZONE)))
@@ -61,10 +77,7 @@ public final class LocalAws implements AutoCloseable {
       proxy.resetStats();
       return new LocalAws(moto, proxy, imds, instanceId, fileSystemId);
     } catch (RuntimeException e) {
-      if (proxy != null) {
-        proxy.close();
-      }
-      moto.close();
+      proxy.close();
       throw e;
     }
   }
@@ -120,6 +133,8 @@ public final class LocalAws implements AutoCloseable {
   public void close() {
     imds.close();
     proxy.close();
-    moto.close();
+    if (moto != null) {
+      moto.close();
+    }
   }
 }

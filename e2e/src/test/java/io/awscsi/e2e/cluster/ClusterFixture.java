@@ -1,0 +1,237 @@
+package io.awscsi.e2e.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import io.fabric8.kubernetes.client.readiness.Readiness;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One test's view of the cluster: a fabric8 client, a namespace of its own (random name, deleted with everything in
+ * it on {@link #close()}), and the chart installed once per run with the image from {@code E2E_IMAGE}. Builders for
+ * the PVCs and pods the cases use, and exec into them.
+ */
+final class ClusterFixture implements AutoCloseable {
+
+  static final String RELEASE = "aws-csi-driver";
+  static final String DRIVER_NAMESPACE = "kube-system";
+  static final String GP3 = "gp3";
+  static final String EFS_CLASS = "efs-sc";
+  static final String SNAPSHOT_CLASS = "ebs-vsc";
+  static final String MOUNT = "/data";
+  static final Duration POD_READY = Duration.ofMinutes(5);
+
+  private static boolean installed;
+
+  final KubernetesClient client;
+  final String namespace;
+
+  private ClusterFixture(KubernetesClient client, String namespace) {
+    this.client = client;
+    this.namespace = namespace;
+  }
+
+  static ClusterFixture open() {
+    installChartOnce(System.getenv());
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    String namespace = "aws-csi-e2e-" + UUID.randomUUID().toString().substring(0, 8);
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
+        .addToLabels("app.kubernetes.io/part-of", "aws-csi-e2e").endMetadata().build()).create();
+    return new ClusterFixture(client, namespace);
+  }
+
+  /** {@code helm upgrade --install} of this repository's chart, once per JVM, waiting for its pods. */
+  private static synchronized void installChartOnce(Map<String, String> env) {
+    if (installed) {
+      return;
+    }
+    String image = env.get("E2E_IMAGE");
+    int colon = image.lastIndexOf(':');
+    if (colon < 0 || colon < image.lastIndexOf('/')) {
+      throw new IllegalArgumentException("E2E_IMAGE must be repository:tag, got " + image);
+    }
+    List<String> command = new ArrayList<>(List.of(helm(env), "upgrade", "--install", RELEASE,
+        chartDirectory().toString(), "-n", DRIVER_NAMESPACE, "--wait", "--timeout", "10m",
+        "--set", "image.repository=" + image.substring(0, colon), "--set", "image.tag=" + image.substring(colon + 1)));
+    String fileSystemId = env.get("E2E_EFS_FILESYSTEM_ID");
+    if (fileSystemId != null && !fileSystemId.isBlank()) {
+      command.addAll(List.of("--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=" + fileSystemId));
+    }
+    String region = env.get("AWS_REGION");
+    if (region != null && !region.isBlank()) {
+      command.addAll(List.of("--set", "region=" + region));
+    }
+    run(command, Duration.ofMinutes(12));
+    installed = true;
+  }
+
+  /** {@code HELM}, else helm on PATH, else the one helm/tests/run.sh installs. */
+  static String helm(Map<String, String> env) {
+    String fromEnv = env.get("HELM");
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      return fromEnv;
+    }
+    for (String dir : env.getOrDefault("PATH", "").split(File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "helm"))) {
+        return Path.of(dir, "helm").toString();
+      }
+    }
+    Path projectHelm = chartDirectory().resolveSibling("tests").resolve(".tools/bin/helm");
+    if (Files.isExecutable(projectHelm)) {
+      return projectHelm.toString();
+    }
+    throw new IllegalStateException("no helm: set HELM, put helm on PATH, or run helm/tests/run.sh once"
+        + " (it installs helm into helm/tests/.tools/bin)");
+  }
+
+  static Path chartDirectory() {
+    // Maven runs tests in the e2e module directory; an IDE may run them from the repository root.
+    for (Path candidate : List.of(Path.of("../helm/aws-csi-driver"), Path.of("helm/aws-csi-driver"))) {
+      if (Files.isRegularFile(candidate.resolve("Chart.yaml"))) {
+        return candidate.toAbsolutePath().normalize();
+      }
+    }
+    throw new IllegalStateException("chart helm/aws-csi-driver not found from " + Path.of("").toAbsolutePath());
+  }
+
+  private static void run(List<String> command, Duration timeout) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new IllegalStateException(String.join(" ", command) + " failed:\n" + out);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("could not run " + command.getFirst() + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted running " + command.getFirst(), e);
+    }
+  }
+
+  PersistentVolumeClaim createPvc(String name, String storageClass, String size, String accessMode) {
+    return createPvc(new PersistentVolumeClaimBuilder().withNewMetadata().withName(name).endMetadata()
+        .withNewSpec().withStorageClassName(storageClass).withAccessModes(accessMode)
+        .withNewResources().addToRequests("storage", new Quantity(size)).endResources().endSpec().build());
+  }
+
+  PersistentVolumeClaim createPvc(PersistentVolumeClaim pvc) {
+    return client.persistentVolumeClaims().inNamespace(namespace).resource(pvc).create();
+  }
+
+  /** A busybox pod that mounts {@code pvc} at {@link #MOUNT} and runs {@code script}; {@code node} pins it if given. */
+  static PodSpec podSpec(String pvc, String script, String node) {
+    PodSpecBuilder spec = new PodSpecBuilder().withTerminationGracePeriodSeconds(5L)
+        .addNewContainer().withName("app").withImage(System.getenv().getOrDefault("E2E_BUSYBOX_IMAGE",
+            "public.ecr.aws/docker/library/busybox:1.37"))
+        .withCommand("sh", "-c", script)
+        .addNewVolumeMount().withName("data").withMountPath(MOUNT).endVolumeMount().endContainer()
+        .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName(pvc).endPersistentVolumeClaim()
+        .endVolume();
+    if (node != null) {
+      // Affinity rather than nodeName, so the scheduler still runs and WaitForFirstConsumer volumes get bound.
+      spec.withNewAffinity().withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
+          .addNewNodeSelectorTerm().addNewMatchExpression().withKey("kubernetes.io/hostname").withOperator("In")
+          .withValues(node).endMatchExpression().endNodeSelectorTerm()
+          .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity();
+    }
+    return spec.build();
+  }
+
+  Pod startPod(String name, String pvc, String script, String node) {
+    client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(name).endMetadata()
+        .withSpec(podSpec(pvc, script, node)).build()).create();
+    return awaitReady(name);
+  }
+
+  Pod startSleeper(String name, String pvc) {
+    return startPod(name, pvc, "sleep 86400", null);
+  }
+
+  Pod awaitReady(String pod) {
+    Eventually.await("pod " + namespace + "/" + pod + " ready", POD_READY, () -> {
+      Pod p = client.pods().inNamespace(namespace).withName(pod).get();
+      return p != null && Readiness.isPodReady(p);
+    });
+    return client.pods().inNamespace(namespace).withName(pod).get();
+  }
+
+  void deletePod(String pod) {
+    client.pods().inNamespace(namespace).withName(pod).delete();
+    Eventually.await("pod " + pod + " gone", POD_READY,
+        () -> client.pods().inNamespace(namespace).withName(pod).get() == null);
+  }
+
+  /** Runs {@code sh -c script} in the pod's container and returns its stdout; a non-zero exit fails the test. */
+  String exec(String pod, String script) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try (ExecWatch watch = client.pods().inNamespace(namespace).withName(pod).inContainer("app")
+        .writingOutput(out).writingError(err).exec("sh", "-c", script)) {
+      int code = watch.exitCode().get(2, TimeUnit.MINUTES);
+      assertThat(code).as("exit code of '%s' in %s: %s", script, pod, err.toString(StandardCharsets.UTF_8))
+          .isZero();
+      return out.toString(StandardCharsets.UTF_8).trim();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("exec '" + script + "' in " + pod + " failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted exec in " + pod, e);
+    }
+  }
+
+  String nodeOf(String pod) {
+    return client.pods().inNamespace(namespace).withName(pod).get().getSpec().getNodeName();
+  }
+
+  /** Ready, schedulable worker nodes. */
+  List<Node> schedulableNodes() {
+    return client.nodes().list().getItems().stream()
+        .filter(n -> !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
+        .filter(Readiness::isNodeReady)
+        .toList();
+  }
+
+  static String zoneOf(Node node) {
+    return node.getMetadata().getLabels().get("topology.kubernetes.io/zone");
+  }
+
+  static String token() {
+    return "aws-csi-e2e-" + UUID.randomUUID();
+  }
+
+  /** Deletes the namespace and waits until it is gone, so its PVs (reclaim policy Delete) go with it. */
+  @Override
+  public void close() {
+    try {
+      client.namespaces().withName(namespace).delete();
+      Eventually.await("namespace " + namespace + " deleted", Duration.ofMinutes(5),
+          () -> client.namespaces().withName(namespace).get() == null);
+    } finally {
+      client.close();
+    }
+  }
+}
