@@ -97,7 +97,10 @@ public enum VolumeType {
     }
   }
 
-  /** InvalidArgument naming {@code field} when {@code iops} is not allowed for this type at {@code sizeGiB}. */
+  /**
+   * InvalidArgument naming {@code field} when {@code iops} is not allowed for this type at {@code sizeGiB}; with
+   * {@code sizeGiB} 0 only the type's range is checked (the size is not known yet).
+   */
   public void checkIops(String field, int iops, int sizeGiB) {
     if (!takesIops()) {
       throw DriverException.invalidArgument(field, "a " + ec2Name + " volume takes no provisioned IOPS; "
@@ -108,7 +111,7 @@ public enum VolumeType {
           + iops);
     }
     long allowed = (long) maxIopsPerGiB * sizeGiB;
-    if (iops > minIops && iops > allowed) {
+    if (sizeGiB > 0 && iops > minIops && iops > allowed) {
       throw DriverException.invalidArgument(field, ec2Name + " allows at most " + maxIopsPerGiB + " IOPS per GiB, "
           + allowed + " for " + sizeGiB + " GiB; got " + iops);
     }
