@@ -6,12 +6,14 @@ import java.util.Arrays;
 /**
  * Polling delays for one kind of EC2 state change (creation, attach, detach, modification) that learn from how long
  * the recent ones took: the first poll comes at about 80% of the typical duration, then polls follow at the batch
- * interval and slowly spread out. Polls cost almost nothing under load (they join a batched Describe call that is
+ * interval for a few seconds and only then spread out. Polls cost almost nothing under load (they join a batched Describe call that is
  * made anyway), so fine-grained polling after the first is what keeps the latency tail short.
  */
 final class AdaptiveBackoff {
 
   private static final int WINDOW = 64;
+  /** Polls after the first that keep the plain step: together they cover the usual spread of EC2's latency. */
+  private static final int FLAT_POLLS = 8;
 
   private final Duration initial;
   private final Duration min;
@@ -44,7 +46,8 @@ final class AdaptiveBackoff {
 
   /** The pause before poll {@code poll} (0-based). */
   Duration delay(int poll) {
-    double d = poll == 0 ? firstDelayMillis() : step.toMillis() * Math.pow(growth, poll - 1);
+    double d = poll == 0 ? firstDelayMillis()
+        : step.toMillis() * Math.pow(growth, Math.max(0, poll - 1 - FLAT_POLLS));
     return Duration.ofMillis((long) Math.clamp(d, min.toMillis(), max.toMillis()));
   }
 
