@@ -1,6 +1,7 @@
 package io.awscsi.realism;
 
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /** A snapshot of the proxy's call accounting: service ({@code ec2}, {@code efs}) to action to counts. */
 public record CallStats(Map<String, Map<String, ActionStats>> services) {
@@ -29,7 +30,7 @@ public record CallStats(Map<String, Map<String, ActionStats>> services) {
     return sum(ActionStats::errors);
   }
 
-  private long sum(java.util.function.ToLongFunction<ActionStats> field) {
+  private long sum(ToLongFunction<ActionStats> field) {
     return services.values().stream().flatMap(actions -> actions.values().stream()).mapToLong(field).sum();
   }
 }

@@ -146,7 +146,8 @@ public final class Ec2Handler implements ServiceHandler {
     Optional<String> token = params.get("ClientToken");
     String fingerprint = params.fingerprint("Action", "Version", "ClientToken");
     String tokenKey = "CreateVolume|" + request.signingRegion().orElse("") + "|" + token.orElse("");
-    try (var held = token.isPresent() ? locks.lock(tokenKey) : locks.lock()) {
+    List<String> lockKeys = token.isPresent() ? List.of(tokenKey) : List.of();
+    return locks.withLocks(lockKeys, () -> {
       if (token.isPresent()) {
         Optional<ClientTokenRecord> known = state.clientToken(tokenKey);
         if (known.isPresent()) {
@@ -166,7 +167,7 @@ public final class Ec2Handler implements ServiceHandler {
       String body = Xml.write(doc);
       token.ifPresent(t -> state.rememberClientToken(tokenKey, new ClientTokenRecord(fingerprint, volumeId, body)));
       return response.withBody(body);
-    }
+    });
   }
 
   /** A repeated ClientToken: the first answer again (its volume in its current state), or a mismatch. */
@@ -196,7 +197,8 @@ public final class Ec2Handler implements ServiceHandler {
     Optional<String> token = params.get("ClientToken");
     String fingerprint = params.fingerprint("Action", "Version", "ClientToken");
     String tokenKey = "CopyVolumes|" + request.signingRegion().orElse("") + "|" + token.orElse("");
-    try (var held = token.isPresent() ? locks.lock(tokenKey, sourceId) : locks.lock(sourceId)) {
+    List<String> lockKeys = token.isPresent() ? List.of(tokenKey, sourceId) : List.of(sourceId);
+    return locks.withLocks(lockKeys, () -> {
       if (token.isPresent()) {
         Optional<ClientTokenRecord> known = state.clientToken(tokenKey);
         if (known.isPresent()) {
@@ -250,12 +252,12 @@ public final class Ec2Handler implements ServiceHandler {
       String body = Xml.write(answer);
       token.ifPresent(t -> state.rememberClientToken(tokenKey, new ClientTokenRecord(fingerprint, volumeId, body)));
       return ProxyResponse.xml(200, body);
-    }
+    });
   }
 
   private ProxyResponse deleteVolume(ProxyRequest request, QueryParams params) {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
-    try (var held = locks.lock(volumeId)) {
+    return locks.withLocks(List.of(volumeId), () -> {
       Instant now = clock.instant();
       for (Attachment attachment : state.attachments(volumeId, now)) {
         throw Ec2Errors.volumeInUse("Volume " + volumeId + " is currently attached to " + attachment.instanceId());
@@ -265,12 +267,12 @@ public final class Ec2Handler implements ServiceHandler {
         state.forgetVolume(volumeId);
       }
       return response;
-    }
+    });
   }
 
   private ProxyResponse modifyVolume(ProxyRequest request, QueryParams params) {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
-    try (var held = locks.lock(volumeId)) {
+    return locks.withLocks(List.of(volumeId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       Instant now = clock.instant();
       if (state.creating(volumeId, now)) {
@@ -306,7 +308,7 @@ public final class Ec2Handler implements ServiceHandler {
       answer.getDocumentElement().appendChild(
           Ec2Views.modificationElement(answer, "volumeModification", modification, now));
       return ProxyResponse.xml(200, Xml.write(answer));
-    }
+    });
   }
 
   // ---- attachments ----
@@ -315,7 +317,7 @@ public final class Ec2Handler implements ServiceHandler {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
     String instanceId = params.get("InstanceId").orElseThrow(() -> Ec2Errors.missingParameter("InstanceId"));
     String device = params.get("Device").orElseThrow(() -> Ec2Errors.missingParameter("Device"));
-    try (var held = locks.lock(volumeId, instanceId)) {
+    return locks.withLocks(List.of(volumeId, instanceId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       InstanceView instance = moto.instance(request, instanceId)
           .orElseThrow(() -> Ec2Errors.instanceNotFound(instanceId));
@@ -370,12 +372,12 @@ public final class Ec2Handler implements ServiceHandler {
           now.plus(profile.volumeAttach().sample(random))));
       Xml.setText(root, "status", stored.state(now).wireName());
       return response.withBody(Xml.write(doc));
-    }
+    });
   }
 
   private ProxyResponse detachVolume(ProxyRequest request, QueryParams params) {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
-    try (var held = locks.lock(volumeId)) {
+    return locks.withLocks(List.of(volumeId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       Instant now = clock.instant();
       Optional<String> requestedInstance = params.get("InstanceId");
@@ -430,7 +432,7 @@ public final class Ec2Handler implements ServiceHandler {
       Document doc = Xml.parse(response.body());
       Xml.setText(doc.getDocumentElement(), "status", "detaching");
       return response.withBody(Xml.write(doc));
-    }
+    });
   }
 
   // ---- snapshots ----
@@ -526,7 +528,10 @@ public final class Ec2Handler implements ServiceHandler {
     return response.withBody(Xml.write(doc));
   }
 
-  /** DescribeVolumesModifications: the latest modification of each volume, in its current state. */
+  /**
+   * DescribeVolumesModifications: the latest modification of each volume, in its current state; a volume asked for by
+   * id that was never modified is InvalidVolumeModification.NotFound, as on EC2 (moto answers an empty list).
+   */
   private ProxyResponse describeVolumesModifications(ProxyRequest request, QueryParams params) {
     Optional<Integer> maxResults = maxResults("DescribeVolumesModifications", params);
     List<Ec2Filter> filters = Ec2Filter.parse(params);
@@ -549,6 +554,12 @@ public final class Ec2Handler implements ServiceHandler {
           .map(m -> Ec2Views.modificationElement(doc, "item", m, now))
           .orElse(item);
       latestByVolume.put(volumeId, shown);
+    }
+    for (String volumeId : params.list("VolumeId")) {
+      if (!latestByVolume.containsKey(volumeId)) {
+        throw AwsErrorException.badRequest("InvalidVolumeModification.NotFound",
+            "Modification for volume '" + volumeId + "' does not exist.");
+      }
     }
     var items = new ArrayList<Element>();
     for (Element item : latestByVolume.values()) {

@@ -59,6 +59,8 @@ final class Ec2Views {
     String status = Xml.text(volume, "status").orElse("available");
     if (attached && status.equals("available")) {
       Xml.setText(volume, "status", "in-use");
+    } else if (!attached && status.equals("in-use")) {
+      Xml.setText(volume, "status", "available");
     }
   }
 

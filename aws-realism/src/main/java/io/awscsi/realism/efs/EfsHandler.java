@@ -17,6 +17,7 @@ import io.awscsi.realism.proxy.ProxyResponse;
 import io.awscsi.realism.proxy.QueryParams;
 import io.awscsi.realism.proxy.ServiceHandler;
 import io.awscsi.realism.proxy.UpstreamClient;
+import io.awscsi.realism.proxy.UpstreamErrorException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -135,7 +136,8 @@ public final class EfsHandler implements ServiceHandler {
     ObjectNode withoutToken = body.deepCopy();
     withoutToken.remove("ClientToken");
     String tokenKey = request.signingRegion().orElse("") + "|" + token.orElse("");
-    try (var held = token.isPresent() ? locks.lock(fileSystemId, tokenKey) : locks.lock(fileSystemId)) {
+    List<String> lockKeys = token.isPresent() ? List.of(fileSystemId, tokenKey) : List.of(fileSystemId);
+    return locks.withLocks(lockKeys, () -> {
       if (token.isPresent()) {
         TokenRecord known = tokens.get(tokenKey);
         if (known != null) {
@@ -160,7 +162,7 @@ public final class EfsHandler implements ServiceHandler {
         tokens.put(tokenKey, new TokenRecord(withoutToken, id, response.body()));
       }
       return response;
-    }
+    });
   }
 
   private ProxyResponse describeAccessPoints(ProxyRequest request) {
@@ -209,7 +211,7 @@ public final class EfsHandler implements ServiceHandler {
 
   private ProxyResponse deleteAccessPoint(ProxyRequest request) {
     String accessPointId = request.path().substring(request.path().lastIndexOf('/') + 1);
-    try (var held = locks.lock(accessPointId)) {
+    return locks.withLocks(List.of(accessPointId), () -> {
       if (listAccessPoints(request, "AccessPointId", accessPointId).isEmpty()) {
         throw new AwsErrorException(AwsError.of(404, "AccessPointNotFound",
             "Access point '" + accessPointId + "' does not exist."));
@@ -220,7 +222,7 @@ public final class EfsHandler implements ServiceHandler {
         tokens.values().removeIf(record -> record.accessPointId().equals(accessPointId));
       }
       return response;
-    }
+    });
   }
 
   /** Access points moto knows, by file system or by id; an unknown id is an empty list. */
@@ -231,7 +233,7 @@ public final class EfsHandler implements ServiceHandler {
       return List.of();
     }
     if (response.isError()) {
-      throw new io.awscsi.realism.proxy.UpstreamErrorException(response);
+      throw new UpstreamErrorException(response);
     }
     var result = new ArrayList<JsonNode>();
     Optional.ofNullable(parseObject(response.bodyText()).get("AccessPoints")).ifPresent(l -> l.forEach(result::add));

@@ -1,13 +1,17 @@
 package io.awscsi.realism.process;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -36,14 +40,17 @@ final class ChildProcess {
     this.log = log;
   }
 
-  static ChildProcess start(String name, List<String> command, Path workingDirectory) {
+  static ChildProcess start(String name, List<String> command, Path workingDirectory,
+                            Map<String, String> environment) {
     try {
       Path log = Files.createTempFile(name + "-", ".log");
-      Process process = new ProcessBuilder(command)
+      var builder = new ProcessBuilder(command);
+      builder.environment().putAll(environment);
+      Process process = builder
           .directory(workingDirectory == null ? null : workingDirectory.toFile())
           .redirectErrorStream(true)
           .redirectOutput(log.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .start();
       var child = new ChildProcess(name, process, log);
       RUNNING.add(child);
@@ -88,7 +95,7 @@ final class ChildProcess {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       descendants.forEach(ProcessHandle::destroyForcibly);
     }
     try {

@@ -1,8 +1,10 @@
 package io.awscsi.realism.process;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +33,7 @@ final class ExecutableLookup {
 
   /** {@code $(go env GOPATH)/bin}, falling back to {@code ~/go/bin} when go itself is not on PATH. */
   static List<Path> goBinDirectories() {
-    var dirs = new java.util.ArrayList<Path>();
+    var dirs = new ArrayList<Path>();
     onPath("go").ifPresent(go -> {
       try {
         Process process = new ProcessBuilder(go.toString(), "env", "GOPATH").redirectErrorStream(true).start();
@@ -41,7 +43,7 @@ final class ExecutableLookup {
             dirs.add(Path.of(entry, "bin"));
           }
         }
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         // go is not usable; the fallback below still applies
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -80,6 +82,11 @@ public final class MetadataMock implements AutoCloseable {
     return port;
   }
 
+  /** Process id of the mock, for checks that nothing is left running. */
+  public long pid() {
+    return process.pid();
+  }
+
   public Identity identity() {
     return identity;
   }
@@ -88,7 +95,7 @@ public final class MetadataMock implements AutoCloseable {
   public void close() {
     process.stop();
     try (Stream<Path> files = Files.walk(directory)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
     } catch (IOException e) {
       LOG.debug("cannot delete {}: {}", directory, e.getMessage());
     }
@@ -224,7 +231,7 @@ public final class MetadataMock implements AutoCloseable {
       int port = FreePorts.pick();
       ChildProcess process = ChildProcess.start(EXECUTABLE, List.of(executable.toString(),
           "-n", "127.0.0.1", "-p", String.valueOf(port), "-I",
-          "-c", directory.resolve("aemm-config.json").toString()), directory);
+          "-c", directory.resolve("aemm-config.json").toString()), directory, Map.of());
       var mock = new MetadataMock(process, port, directory, identity);
       try {
         awaitReady(process, port);

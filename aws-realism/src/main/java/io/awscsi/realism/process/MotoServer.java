@@ -5,17 +5,21 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
  * moto's server on a free loopback port ({@code moto_server -H 127.0.0.1 -p PORT}, or {@code python3 -m moto.server}
  * when only the module is installed). One port serves EC2, EFS, STS and IMDS. Close it to stop the process.
+ *
+ * <p>moto is started with {@code MOTO_EC2_LOAD_DEFAULT_AMIS=false}: its thousand built-in AMIs and their snapshots are
+ * rebuilt on the first EC2 call after every reset, which costs seconds, and RunInstances accepts any image id without
+ * them.
  */
 public final class MotoServer implements AutoCloseable {
 
@@ -47,7 +51,7 @@ public final class MotoServer implements AutoCloseable {
       int port = FreePorts.pick();
       var command = new ArrayList<>(launcher);
       command.addAll(List.of("-H", "127.0.0.1", "-p", String.valueOf(port)));
-      ChildProcess process = ChildProcess.start("moto", command, (Path) null);
+      ChildProcess process = ChildProcess.start("moto", command, null, Map.of("MOTO_EC2_LOAD_DEFAULT_AMIS", "false"));
       try {
         awaitReady(process, port, http);
         LOG.info("moto server ready on 127.0.0.1:{} (pid {})", port, process.pid());
@@ -110,6 +114,11 @@ public final class MotoServer implements AutoCloseable {
 
   public int port() {
     return port;
+  }
+
+  /** Process id of the server, for checks that nothing is left running. */
+  public long pid() {
+    return process.pid();
   }
 
   /** Forgets every resource ({@code POST /moto-api/reset}). */

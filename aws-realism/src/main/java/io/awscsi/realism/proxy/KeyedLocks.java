@@ -1,6 +1,8 @@
 package io.awscsi.realism.proxy;
 
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -14,6 +16,16 @@ public final class KeyedLocks {
   public KeyedLocks(int stripeCount) {
     stripes = new ReentrantLock[stripeCount];
     Arrays.setAll(stripes, i -> new ReentrantLock());
+  }
+
+  /** Runs {@code action} holding the locks of all keys (none: no lock). */
+  public <T> T withLocks(List<String> keys, Supplier<T> action) {
+    Held held = lock(keys.toArray(String[]::new));
+    try {
+      return action.get();
+    } finally {
+      held.close();
+    }
   }
 
   /** Holds the locks of all keys until closed; stripes are taken in index order so callers cannot deadlock. */

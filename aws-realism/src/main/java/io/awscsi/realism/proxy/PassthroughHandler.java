@@ -3,6 +3,7 @@ package io.awscsi.realism.proxy;
 import io.awscsi.realism.ApiRequest;
 import io.awscsi.realism.AwsError;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
 /** Services the proxy does not make more realistic (STS, IMDS, moto's own API): forwarded as they are. */
@@ -42,7 +43,7 @@ public final class PassthroughHandler implements ServiceHandler {
     return ProxyResponse.xml(error.httpStatus(), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ErrorResponse><Error>"
         + "<Type>" + (error.httpStatus() < 500 ? "Sender" : "Receiver") + "</Type><Code>" + Xml.escape(error.code())
         + "</Code><Message>" + Xml.escape(error.message()) + "</Message></Error><RequestId>"
-        + java.util.UUID.randomUUID() + "</RequestId></ErrorResponse>");
+        + UUID.randomUUID() + "</RequestId></ErrorResponse>");
   }
 
   @Override

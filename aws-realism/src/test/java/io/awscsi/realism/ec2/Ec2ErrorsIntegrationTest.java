@@ -222,6 +222,14 @@ class Ec2ErrorsIntegrationTest {
   }
 
   @Test
+  void modificationsOfAVolumeNeverModifiedAreNotFound() {
+    String volumeId = availableVolume();
+
+    assertEc2Error(() -> ec2.describeVolumesModifications(r -> r.volumeIds(volumeId)), 400,
+        "InvalidVolumeModification.NotFound");
+  }
+
+  @Test
   void shrinkingAVolumeIsInvalidParameterValue() {
     String volumeId = availableVolume();
 

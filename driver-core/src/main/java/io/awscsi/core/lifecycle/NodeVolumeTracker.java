@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * What this node process has done to each volume since it started: its lifecycle state, the staging path with the
  * arguments it was staged with, and each published target with its arguments. Arguments are compared as opaque
  * fingerprints made by the caller. A volume it has never seen is UNKNOWN, so the provider checks the host itself.
+ * An unstaged volume stays known as NODE_READY: one small entry per volume this node has staged since it started.
  */
 public final class NodeVolumeTracker {
 
@@ -68,8 +69,10 @@ public final class NodeVolumeTracker {
           yield next == VolumeState.NODE_READY && targets.isEmpty() && e.stagingPath() == null
               ? null : new Entry(next, e.stagingPath(), e.stageFingerprint(), Map.copyOf(targets));
         }
-        // Forget the volume once it is unstaged: the next stage is a fresh start.
-        case NODE_UNSTAGE, CONTROLLER_UNPUBLISH, DELETE -> null;
+        // Keep an unstaged volume as NODE_READY (no staging path, no targets): the next stage is a fresh start, and a
+        // NodePublish before it is refused instead of bind-mounting an empty staging directory.
+        case NODE_UNSTAGE -> new Entry(VolumeState.NODE_READY, null, null, Map.of());
+        case CONTROLLER_UNPUBLISH, DELETE -> null;
         case CONTROLLER_PUBLISH -> e;
       };
     });

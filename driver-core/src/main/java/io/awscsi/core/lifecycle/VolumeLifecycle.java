@@ -21,6 +21,11 @@ public final class VolumeLifecycle {
   }
 
   public Decision decide(VolumeState state, Operation op, Repeat repeat, String volumeId) {
+    if (!stagingRequired && (op == Operation.NODE_STAGE || op == Operation.NODE_UNSTAGE)) {
+      // Checked before the UNKNOWN shortcut: without staging these calls have no place in the lifecycle at all.
+      String rpc = op == Operation.NODE_STAGE ? "NodeStageVolume" : "NodeUnstageVolume";
+      return reject(new DriverError.Unimplemented(rpc + " is not offered by this driver: it publishes volumes without staging (no STAGE_UNSTAGE_VOLUME)"));
+    }
     if (state == VolumeState.UNKNOWN) {
       return new Decision.Proceed(after(op));
     }
@@ -29,16 +34,11 @@ public final class VolumeLifecycle {
         case CREATED -> proceed(VolumeState.NODE_READY);
         default -> repeated(repeat, state, volumeId, "published to this node with another capability or read-only flag");
       };
-      case NODE_STAGE -> {
-        if (!stagingRequired) {
-          yield reject(new DriverError.FailedPrecondition("NodeStageVolume is not used by this driver"));
-        }
-        yield switch (state) {
-          case CREATED -> notPublished(volumeId);
-          case NODE_READY -> proceed(VolumeState.VOL_READY);
-          default -> repeated(repeat, state, volumeId, "staged with another capability, device or staging path");
-        };
-      }
+      case NODE_STAGE -> switch (state) {
+        case CREATED -> notPublished(volumeId);
+        case NODE_READY -> proceed(VolumeState.VOL_READY);
+        default -> repeated(repeat, state, volumeId, "staged with another capability, device or staging path");
+      };
       case NODE_PUBLISH -> switch (state) {
         case CREATED -> notPublished(volumeId);
         case NODE_READY -> stagingRequired

@@ -9,4 +9,13 @@ public record ExpandRequest(String volumeId, CapacityRange capacity, VolumeCapab
   public ExpandRequest {
     secrets = Map.copyOf(secrets);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "ExpandRequest[volumeId=" + volumeId
+        + ", capacity=" + capacity
+        + ", capability=" + capability
+        + ", secrets=" + Secrets.mask(secrets) + "]";
+  }
 }

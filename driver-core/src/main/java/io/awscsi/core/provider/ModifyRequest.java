@@ -9,4 +9,12 @@ public record ModifyRequest(String volumeId, Map<String, String> mutableParamete
     mutableParameters = Map.copyOf(mutableParameters);
     secrets = Map.copyOf(secrets);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "ModifyRequest[volumeId=" + volumeId
+        + ", mutableParameters=" + mutableParameters
+        + ", secrets=" + Secrets.mask(secrets) + "]";
+  }
 }

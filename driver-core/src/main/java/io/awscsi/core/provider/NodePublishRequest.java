@@ -13,4 +13,17 @@ public record NodePublishRequest(String volumeId, Map<String, String> publishCon
     volumeContext = Map.copyOf(volumeContext);
     secrets = Map.copyOf(secrets);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "NodePublishRequest[volumeId=" + volumeId
+        + ", publishContext=" + publishContext
+        + ", stagingPath=" + stagingPath
+        + ", targetPath=" + targetPath
+        + ", capability=" + capability
+        + ", readonly=" + readonly
+        + ", volumeContext=" + volumeContext
+        + ", secrets=" + Secrets.mask(secrets) + "]";
+  }
 }

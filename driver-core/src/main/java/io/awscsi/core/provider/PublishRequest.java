@@ -15,4 +15,15 @@ public record PublishRequest(
     volumeContext = Map.copyOf(volumeContext);
     secrets = Map.copyOf(secrets);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "PublishRequest[volumeId=" + volumeId
+        + ", nodeId=" + nodeId
+        + ", capability=" + capability
+        + ", readonly=" + readonly
+        + ", volumeContext=" + volumeContext
+        + ", secrets=" + Secrets.mask(secrets) + "]";
+  }
 }

@@ -10,4 +10,13 @@ public record SnapshotRequest(String sourceVolumeId, String name, Map<String, St
     parameters = Map.copyOf(parameters);
     secrets = Map.copyOf(secrets);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "SnapshotRequest[sourceVolumeId=" + sourceVolumeId
+        + ", name=" + name
+        + ", parameters=" + parameters
+        + ", secrets=" + Secrets.mask(secrets) + "]";
+  }
 }

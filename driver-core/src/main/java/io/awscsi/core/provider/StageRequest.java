@@ -12,4 +12,15 @@ public record StageRequest(String volumeId, Map<String, String> publishContext, 
     volumeContext = Map.copyOf(volumeContext);
     secrets = Map.copyOf(secrets);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "StageRequest[volumeId=" + volumeId
+        + ", publishContext=" + publishContext
+        + ", stagingPath=" + stagingPath
+        + ", capability=" + capability
+        + ", volumeContext=" + volumeContext
+        + ", secrets=" + Secrets.mask(secrets) + "]";
+  }
 }

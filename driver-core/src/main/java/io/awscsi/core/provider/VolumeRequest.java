@@ -24,4 +24,17 @@ public record VolumeRequest(
   public boolean anyBlock() {
     return capabilities.stream().anyMatch(VolumeCapability::isBlock);
   }
+
+  /** Secret values never reach a log line or an exception message through this record. */
+  @Override
+  public String toString() {
+    return "VolumeRequest[name=" + name
+        + ", capacity=" + capacity
+        + ", capabilities=" + capabilities
+        + ", parameters=" + parameters
+        + ", mutableParameters=" + mutableParameters
+        + ", secrets=" + Secrets.mask(secrets)
+        + ", source=" + source
+        + ", topology=" + topology + "]";
+  }
 }

@@ -1,0 +1,90 @@
+# syntax=docker/dockerfile:1
+#
+# One image for both drivers (EBS, EFS) and both modes (controller, node); arguments choose. Three stages:
+#   efs-utils  builds amazon-efs-utils from source (mount.efs, efs-proxy, the watchdog), as upstream does
+#   build      builds the driver with JDK 25, Maven and Go (the proto module downloads the CSI spec with Go),
+#              then a jlink-trimmed Java runtime holding only the modules the driver uses
+#   runtime    Debian slim with the host tools the node plugin runs (driver-core HostTool lists them; a test in
+#              e2e checks that this file installs every one), the runtime, the driver and its AOT cache
+
+ARG DEBIAN_RELEASE=bookworm
+ARG GO_VERSION=1.26
+ARG EFS_UTILS_VERSION=v3.0.1
+
+FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS go
+
+# ---------------------------------------------------------------------------------------------------------------
+FROM rust:1-${DEBIAN_RELEASE} AS efs-utils
+ARG EFS_UTILS_VERSION
+# efs-proxy links AWS-LC, whose build wants cmake, perl and Go; build-deb.sh uses envsubst.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends cmake gettext-base perl pkg-config libssl-dev binutils git \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=go /usr/local/go /usr/local/go
+ENV PATH=/usr/local/go/bin:$PATH
+RUN git clone --depth 1 --branch "${EFS_UTILS_VERSION}" https://github.com/aws/efs-utils /src/efs-utils
+WORKDIR /src/efs-utils
+RUN ./build-deb.sh \
+ && mkdir -p /out \
+ && cp build/amazon-efs-utils*.deb /out/amazon-efs-utils.deb
+
+# ---------------------------------------------------------------------------------------------------------------
+FROM maven:3.9-eclipse-temurin-25 AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends make \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=go /usr/local/go /usr/local/go
+ENV PATH=/usr/local/go/bin:$PATH
+WORKDIR /src
+COPY . .
+RUN --mount=type=cache,target=/root/.m2 --mount=type=cache,target=/root/go/pkg/mod \
+    make build
+# The runtime keeps only the modules the jars need (jdeps), plus modules reached without a static reference:
+# jdk.unsupported (Netty and protobuf use sun.misc.Unsafe), jdk.naming.dns (JNDI DNS lookups), jdk.management
+# (process metrics).
+RUN modules="$(jdeps --ignore-missing-deps --multi-release 25 --print-module-deps \
+                 --class-path 'dist/aws-csi-driver/lib/*' dist/aws-csi-driver/lib/*.jar)" \
+ && jlink --add-modules "${modules},jdk.unsupported,jdk.naming.dns,jdk.management" \
+          --strip-debug --no-header-files --no-man-pages --compress=zip-6 \
+          --output /opt/aws-csi-driver-jre
+
+# ---------------------------------------------------------------------------------------------------------------
+FROM debian:${DEBIAN_RELEASE}-slim AS runtime
+# Host tools the node plugin runs (file systems, block devices, NVMe) and the dependencies of amazon-efs-utils
+# (the NFS client, stunnel for its legacy TLS mode, openssl, python3 with botocore for mount-target DNS fallback).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      ca-certificates \
+      coreutils \
+      e2fsprogs \
+      mount \
+      nvme-cli \
+      util-linux \
+      xfsprogs \
+      nfs-common \
+      openssl \
+      python3 \
+      python3-botocore \
+      stunnel4 \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=efs-utils /out/amazon-efs-utils.deb /tmp/amazon-efs-utils.deb
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends /tmp/amazon-efs-utils.deb \
+ && rm -rf /var/lib/apt/lists/* /tmp/amazon-efs-utils.deb \
+ && (command -v stunnel >/dev/null || ln -s "$(command -v stunnel4)" /usr/local/bin/stunnel) \
+ && mkdir -p /etc/amazon/efs-static-files \
+ && cp -a /etc/amazon/efs/. /etc/amazon/efs-static-files/ \
+ && mount.efs --version
+
+COPY --from=build /opt/aws-csi-driver-jre /opt/aws-csi-driver/jre
+COPY --from=build /src/dist/aws-csi-driver/ /opt/aws-csi-driver/
+ENV JAVA_HOME=/opt/aws-csi-driver/jre \
+    PATH=/opt/aws-csi-driver/jre/bin:/opt/aws-csi-driver/bin:$PATH
+# AOT cache (JDK 25): a training run records the classes loaded and linked at start; the launcher passes
+# -XX:AOTCache=/opt/aws-csi-driver/app.aot to every later run, which starts faster and shares the mapped classes.
+RUN JAVA_OPTS="-XX:AOTCacheOutput=/opt/aws-csi-driver/app.aot" /opt/aws-csi-driver/bin/aws-csi-driver --version \
+ && test -s /opt/aws-csi-driver/app.aot
+
+LABEL org.opencontainers.image.title="aws-csi-driver" \
+      org.opencontainers.image.description="Amazon EBS and EFS CSI drivers (ebs.csi.aws.com, efs.csi.aws.com) in Java"
+ENTRYPOINT ["/opt/aws-csi-driver/bin/aws-csi-driver"]

@@ -1,0 +1,55 @@
+# The two commands of the README:
+#   make run    builds the driver and runs it locally on emulated AWS (moto + IMDS emulator + loop devices)
+#   make test   runs the whole test suite (unit, integration, csi-sanity for EBS and EFS, lifecycle run, chart)
+SHELL := /bin/bash
+JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
+export JAVA_HOME
+export PATH := $(JAVA_HOME)/bin:$(CURDIR)/.tools/bin:$(PATH)
+export GOBIN := $(CURDIR)/.tools/bin
+export GOFLAGS := -mod=mod
+MVN ?= mvn -B -ntp
+DIST := dist/aws-csi-driver
+
+.PHONY: deps build run test unit test-it sanity test-helm bench bench-startup clean
+
+## deps: install what a fresh machine lacks, skipping what is present
+deps:
+	@bash hack/install-deps.sh
+
+## build: a runnable distribution in dist/aws-csi-driver (bin/aws-csi-driver + lib/*.jar)
+build:
+	@command -v go >/dev/null || bash hack/install-deps.sh
+	$(MVN) -q package -DskipTests
+	@rm -rf $(DIST) && mkdir -p $(DIST)/bin $(DIST)/lib
+	@cp launcher/src/dist/bin/aws-csi-driver $(DIST)/bin/
+	@cp launcher/target/lib/*.jar launcher/target/launcher-*.jar $(DIST)/lib/
+	@echo "built $(DIST)"
+
+## run: the driver's main job on embedded defaults (EBS and EFS on emulated AWS), then the lifecycle walkthrough
+run: deps build
+	$(DIST)/bin/aws-csi-driver local $(ARGS)
+
+## test: the whole suite; prints one summary line and fails on any failure
+test: deps
+	@bash hack/test-all.sh
+
+unit:
+	$(MVN) test
+
+sanity: build
+	$(MVN) -q -pl e2e -am test -Dit=true -Dtest='CsiSanity*' -Dsurefire.failIfNoSpecifiedTests=false
+
+test-helm:
+	@bash helm/tests/run.sh
+
+## bench-startup: node-mode time to first successful Probe and idle RSS (median of runs)
+bench-startup: build
+	@bash hack/bench-startup.sh
+
+## bench: controller lifecycle under throttling, node stage+publish, node RSS under load
+bench: build
+	@bash hack/bench.sh
+
+clean:
+	$(MVN) -q clean
+	rm -rf dist

@@ -1,0 +1,39 @@
+package io.awscsi.realism.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.awscsi.realism.ApiRequest;
+import io.awscsi.realism.AwsError;
+import io.awscsi.realism.Fault;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FaultRegistryTest {
+
+  private static final AwsError ERROR = AwsError.of(500, "InternalError", "injected");
+
+  @Test
+  void countedFaultAnswersOnlyMatchingCallsThatManyTimes() {
+    var registry = new FaultRegistry();
+    var fault = registry.add(Fault.ec2("AttachVolume", ERROR).when(r -> r.hasParam("VolumeId", "vol-1")).times(2));
+
+    assertThat(registry.match(call("AttachVolume", "vol-2"))).isEmpty();
+    assertThat(registry.match(call("DetachVolume", "vol-1"))).isEmpty();
+    assertThat(registry.match(call("AttachVolume", "vol-1"))).contains(ERROR);
+    assertThat(registry.match(call("AttachVolume", "vol-1"))).contains(ERROR);
+    assertThat(registry.match(call("AttachVolume", "vol-1"))).isEmpty();
+    assertThat(fault.hits()).isEqualTo(2);
+  }
+
+  @Test
+  void efsFaultDoesNotMatchEc2Calls() {
+    var registry = new FaultRegistry();
+    registry.add(Fault.efs("AttachVolume", ERROR));
+
+    assertThat(registry.match(call("AttachVolume", "vol-1"))).isEmpty();
+  }
+
+  private static ApiRequest call(String action, String volumeId) {
+    return new ApiRequest("ec2", action, "POST", "/", Map.of("VolumeId", volumeId), "");
+  }
+}

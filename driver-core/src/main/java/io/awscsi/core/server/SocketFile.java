@@ -1,0 +1,57 @@
+package io.awscsi.core.server;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * Prepares the socket path before binding: a stale socket (left by a crashed process) is removed; a socket some
+ * process still answers on, or any other file, is refused so the driver never deletes what it does not own.
+ */
+public final class SocketFile {
+
+  private SocketFile() {}
+
+  public static void prepare(Path socket) throws IOException {
+    Path parent = socket.getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!attrs.isOther()) {
+      throw new IOException(socket + " exists and is not a socket ("
+          + (attrs.isDirectory() ? "a directory" : attrs.isSymbolicLink() ? "a symbolic link" : "a regular file")
+          + "); remove it or choose another --endpoint");
+    }
+    if (answers(socket)) {
+      throw new IOException("another process is serving on " + socket
+          + "; stop it or choose another --endpoint");
+    }
+    Files.delete(socket);
+  }
+
+  private static boolean answers(Path socket) {
+    try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+      return channel.connect(UnixDomainSocketAddress.of(socket));
+    } catch (IOException refused) {
+      return false;
+    }
+  }
+
+  /** Removes the socket at shutdown; gone already is fine. */
+  public static void remove(Path socket) {
+    try {
+      Files.deleteIfExists(socket);
+    } catch (IOException ignored) {
+      // Nothing to do: the next start replaces a stale socket anyway.
+    }
+  }
+}

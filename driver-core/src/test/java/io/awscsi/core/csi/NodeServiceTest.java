@@ -1,0 +1,393 @@
+package io.awscsi.core.csi;
+
+import static io.awscsi.core.testing.FailedCall.statusOf;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import com.google.common.util.concurrent.ListenableFuture;
+import csi.v1.ControllerGetCapabilitiesRequest;
+import csi.v1.NodeExpandVolumeRequest;
+import csi.v1.NodeGetCapabilitiesRequest;
+import csi.v1.NodeGetInfoRequest;
+import csi.v1.NodeGetInfoResponse;
+import csi.v1.NodeGetVolumeStatsRequest;
+import csi.v1.NodeGrpc.NodeBlockingStub;
+import csi.v1.NodePublishVolumeRequest;
+import csi.v1.NodeServiceCapability;
+import csi.v1.NodeServiceCapability.RPC.Type;
+import csi.v1.NodeStageVolumeRequest;
+import csi.v1.NodeStageVolumeResponse;
+import csi.v1.NodeUnpublishVolumeRequest;
+import csi.v1.NodeUnstageVolumeRequest;
+import csi.v1.VolumeCapability;
+import csi.v1.VolumeUsage;
+import io.awscsi.core.provider.VolumeStats;
+import io.awscsi.core.testing.CallGate;
+import io.awscsi.core.testing.FakeControllerProvider;
+import io.awscsi.core.testing.FakeDriver;
+import io.awscsi.core.testing.FakeNodeProvider;
+import io.awscsi.core.testing.FakeVolumePublisher;
+import io.awscsi.core.testing.FakeVolumeStager;
+import io.awscsi.core.testing.InProcessCsiServer;
+import io.grpc.Status;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class NodeServiceTest {
+
+  private static final VolumeCapability EXT4 = ControllerServiceTest.MOUNT;
+  private static final VolumeCapability XFS = EXT4.toBuilder()
+      .setMount(VolumeCapability.MountVolume.newBuilder().setFsType("xfs")).build();
+  private static final String VOL = "vol-0123456789abcdef0";
+  private static final String STAGING = "/var/lib/kubelet/plugins/kubernetes.io/csi/fake/abc/globalmount";
+  private static final String TARGET = "/var/lib/kubelet/pods/p1/volumes/kubernetes.io~csi/pv1/mount";
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final FakeVolumePublisher publisher = new FakeVolumePublisher();
+  private final FakeVolumeStager stager = new FakeVolumeStager();
+  private InProcessCsiServer server;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private FakeNodeProvider everyPart() {
+    return new FakeNodeProvider(publisher).withStager(stager).withExpander(r -> 8L << 30)
+        .withStats((id, path) -> new VolumeStats.FileSystem(100, 40, 60, 10, 4, 6)).withVolumeMountGroup();
+  }
+
+  private NodeBlockingStub node(FakeNodeProvider provider) {
+    server = InProcessCsiServer.start(FakeDriver.nodeMode(provider));
+    return server.node();
+  }
+
+  private static NodeStageVolumeRequest stage(VolumeCapability cap) {
+    return NodeStageVolumeRequest.newBuilder().setVolumeId(VOL).setStagingTargetPath(STAGING)
+        .setVolumeCapability(cap).putPublishContext("devicePath", "/dev/xvdba").build();
+  }
+
+  private static NodePublishVolumeRequest publish(String target, boolean readonly) {
+    return NodePublishVolumeRequest.newBuilder().setVolumeId(VOL).setStagingTargetPath(STAGING)
+        .setTargetPath(target).setVolumeCapability(EXT4).setReadonly(readonly).build();
+  }
+
+  private static NodeUnpublishVolumeRequest unpublish(String target) {
+    return NodeUnpublishVolumeRequest.newBuilder().setVolumeId(VOL).setTargetPath(target).build();
+  }
+
+  private static NodeUnstageVolumeRequest unstage() {
+    return NodeUnstageVolumeRequest.newBuilder().setVolumeId(VOL).setStagingTargetPath(STAGING).build();
+  }
+
+  record Invalid(String name, Consumer<NodeBlockingStub> call, String field) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Invalid> invalidRequests() {
+    NodeStageVolumeRequest stage = stage(EXT4);
+    NodePublishVolumeRequest publish = publish(TARGET, false);
+    return Stream.of(
+        new Invalid("NodeStage without volume_id", n -> n.nodeStageVolume(stage.toBuilder().clearVolumeId().build()),
+            "volume_id"),
+        new Invalid("NodeStage without staging_target_path",
+            n -> n.nodeStageVolume(stage.toBuilder().clearStagingTargetPath().build()), "staging_target_path"),
+        new Invalid("NodeStage with a relative staging_target_path",
+            n -> n.nodeStageVolume(stage.toBuilder().setStagingTargetPath("var/lib/stage").build()),
+            "staging_target_path"),
+        new Invalid("NodeStage with '..' in staging_target_path",
+            n -> n.nodeStageVolume(stage.toBuilder().setStagingTargetPath("/var/lib/../../etc").build()),
+            "staging_target_path"),
+        new Invalid("NodeStage with '.' in staging_target_path",
+            n -> n.nodeStageVolume(stage.toBuilder().setStagingTargetPath("/var/./stage").build()),
+            "staging_target_path"),
+        new Invalid("NodeStage without volume_capability",
+            n -> n.nodeStageVolume(stage.toBuilder().clearVolumeCapability().build()), "volume_capability"),
+        new Invalid("NodeStage with a capability without access type",
+            n -> n.nodeStageVolume(stage.toBuilder().setVolumeCapability(EXT4.toBuilder().clearMount()).build()),
+            "volume_capability.access_type"),
+        new Invalid("NodeUnstage without volume_id",
+            n -> n.nodeUnstageVolume(unstage().toBuilder().clearVolumeId().build()), "volume_id"),
+        new Invalid("NodeUnstage without staging_target_path",
+            n -> n.nodeUnstageVolume(unstage().toBuilder().clearStagingTargetPath().build()), "staging_target_path"),
+        new Invalid("NodeUnstage with '..' in staging_target_path",
+            n -> n.nodeUnstageVolume(unstage().toBuilder().setStagingTargetPath("/a/../b").build()),
+            "staging_target_path"),
+        new Invalid("NodePublish without volume_id",
+            n -> n.nodePublishVolume(publish.toBuilder().clearVolumeId().build()), "volume_id"),
+        new Invalid("NodePublish without target_path",
+            n -> n.nodePublishVolume(publish.toBuilder().clearTargetPath().build()), "target_path"),
+        new Invalid("NodePublish with a relative target_path",
+            n -> n.nodePublishVolume(publish.toBuilder().setTargetPath("pods/p1/mount").build()), "target_path"),
+        new Invalid("NodePublish with '..' in target_path",
+            n -> n.nodePublishVolume(publish.toBuilder().setTargetPath("/var/lib/kubelet/../../etc").build()),
+            "target_path"),
+        new Invalid("NodePublish with a relative staging_target_path",
+            n -> n.nodePublishVolume(publish.toBuilder().setStagingTargetPath("stage").build()), "staging_target_path"),
+        new Invalid("NodePublish without volume_capability (and without staging path, as csi-sanity sends it)",
+            n -> n.nodePublishVolume(publish.toBuilder().clearVolumeCapability().clearStagingTargetPath().build()),
+            "volume_capability"),
+        new Invalid("NodeUnpublish without volume_id",
+            n -> n.nodeUnpublishVolume(unpublish(TARGET).toBuilder().clearVolumeId().build()), "volume_id"),
+        new Invalid("NodeUnpublish without target_path",
+            n -> n.nodeUnpublishVolume(unpublish(TARGET).toBuilder().clearTargetPath().build()), "target_path"),
+        new Invalid("NodeGetVolumeStats without volume_id", n -> n.nodeGetVolumeStats(
+            NodeGetVolumeStatsRequest.newBuilder().setVolumePath(TARGET).build()), "volume_id"),
+        new Invalid("NodeGetVolumeStats without volume_path", n -> n.nodeGetVolumeStats(
+            NodeGetVolumeStatsRequest.newBuilder().setVolumeId(VOL).build()), "volume_path"),
+        new Invalid("NodeExpandVolume without volume_id", n -> n.nodeExpandVolume(
+            NodeExpandVolumeRequest.newBuilder().setVolumePath(TARGET).build()), "volume_id"),
+        new Invalid("NodeExpandVolume with a relative volume_path", n -> n.nodeExpandVolume(
+            NodeExpandVolumeRequest.newBuilder().setVolumeId(VOL).setVolumePath("mount").build()), "volume_path"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidRequests")
+  void invalidRequestsAreRefusedNamingTheFieldBeforeAnyProviderCall(Invalid invalid) {
+    NodeBlockingStub node = node(everyPart());
+
+    Status status = statusOf(() -> invalid.call().accept(node));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).startsWith(invalid.field() + ": ");
+    assertThat(stager.staged()).isEmpty();
+    assertThat(stager.unstaged()).isEmpty();
+    assertThat(publisher.published()).isEmpty();
+    assertThat(publisher.unpublished()).isEmpty();
+  }
+
+  @Test
+  void publishWithoutAStagingPathIsFailedPreconditionWhenTheDriverStages() {
+    NodeBlockingStub node = node(everyPart());
+
+    Status status = statusOf(() -> node.nodePublishVolume(publish(TARGET, false).toBuilder()
+        .clearStagingTargetPath().build()));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(status.getDescription()).contains("staging_target_path", VOL, "NodeStageVolume");
+    assertThat(publisher.published()).isEmpty();
+  }
+
+  @Test
+  void publishWithoutAStagingPathIsFineWhenTheDriverDoesNotStage() {
+    NodeBlockingStub node = node(new FakeNodeProvider(publisher));
+
+    node.nodePublishVolume(publish(TARGET, false).toBuilder().clearStagingTargetPath().build());
+
+    assertThat(publisher.published()).singleElement().satisfies(p -> {
+      assertThat(p.stagingPath()).isNull();
+      assertThat(p.targetPath()).isEqualTo(Path.of(TARGET));
+    });
+  }
+
+  static Stream<Arguments> capabilityTable() {
+    Supplier<FakeNodeProvider> bare = FakeNodeProvider::new;
+    return Stream.of(
+        Arguments.of("publisher only", bare.get(), List.of()),
+        Arguments.of("stager", bare.get().withStager(new FakeVolumeStager()), List.of(Type.STAGE_UNSTAGE_VOLUME)),
+        Arguments.of("expander", bare.get().withExpander(r -> 0), List.of(Type.EXPAND_VOLUME)),
+        Arguments.of("stats", bare.get().withStats((id, p) -> new VolumeStats.Unknown()),
+            List.of(Type.GET_VOLUME_STATS)),
+        Arguments.of("volume mount group", bare.get().withVolumeMountGroup(), List.of(Type.VOLUME_MOUNT_GROUP)),
+        Arguments.of("every part", bare.get().withStager(new FakeVolumeStager()).withExpander(r -> 0)
+                .withStats((id, p) -> new VolumeStats.Unknown()).withVolumeMountGroup(),
+            List.of(Type.STAGE_UNSTAGE_VOLUME, Type.EXPAND_VOLUME, Type.GET_VOLUME_STATS, Type.VOLUME_MOUNT_GROUP)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("capabilityTable")
+  void advertisesExactlyTheCapabilitiesOfThePartsPresent(String parts, FakeNodeProvider provider,
+      List<Type> expected) {
+    List<Type> advertised = node(provider).nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance())
+        .getCapabilitiesList().stream().map(NodeServiceCapability::getRpc).map(NodeServiceCapability.RPC::getType)
+        .toList();
+
+    assertThat(advertised).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  record Unoffered(String rpc, Consumer<NodeBlockingStub> call) {
+    @Override
+    public String toString() {
+      return rpc;
+    }
+  }
+
+  static Stream<Unoffered> rpcsWithoutTheirPart() {
+    return Stream.of(
+        new Unoffered("NodeStageVolume", n -> n.nodeStageVolume(stage(EXT4))),
+        new Unoffered("NodeUnstageVolume", n -> n.nodeUnstageVolume(unstage())),
+        new Unoffered("NodeExpandVolume", n -> n.nodeExpandVolume(
+            NodeExpandVolumeRequest.newBuilder().setVolumeId(VOL).setVolumePath(TARGET).build())),
+        new Unoffered("NodeGetVolumeStats", n -> n.nodeGetVolumeStats(
+            NodeGetVolumeStatsRequest.newBuilder().setVolumeId(VOL).setVolumePath(TARGET).build())));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rpcsWithoutTheirPart")
+  void anRpcWithoutItsPartIsUnimplemented(Unoffered rpc) {
+    NodeBlockingStub node = node(new FakeNodeProvider(publisher));
+
+    Status status = statusOf(() -> rpc.call().accept(node));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+    assertThat(status.getDescription()).contains(rpc.rpc());
+  }
+
+  @Test
+  void controllerCallsToANodeOnlyProcessAreUnimplemented() {
+    node(everyPart());
+
+    Status status = statusOf(() -> server.controller()
+        .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+  }
+
+  @Test
+  void nodeCallsToAControllerOnlyProcessAreUnimplemented() {
+    server = InProcessCsiServer.start(FakeDriver.controllerMode(new FakeControllerProvider()));
+
+    Status status = statusOf(() -> server.node().nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance()));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+  }
+
+  @Test
+  void nodeInfoComesFromTheProvider() {
+    NodeGetInfoResponse info = node(everyPart()).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+
+    assertThat(info.getNodeId()).isEqualTo(FakeNodeProvider.NODE.nodeId());
+    assertThat(info.getMaxVolumesPerNode()).isEqualTo(25);
+    assertThat(info.getAccessibleTopology().getSegmentsMap())
+        .containsExactlyEntriesOf(FakeNodeProvider.NODE.accessibleTopology());
+  }
+
+  @Test
+  void fileSystemStatsReportBytesAndInodes() {
+    var stats = node(everyPart()).nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder().setVolumeId(VOL)
+        .setVolumePath(TARGET).build());
+
+    assertThat(stats.getUsageList()).extracting(VolumeUsage::getUnit, VolumeUsage::getTotal, VolumeUsage::getUsed,
+            VolumeUsage::getAvailable)
+        .containsExactly(
+            tuple(VolumeUsage.Unit.BYTES, 100L, 40L, 60L),
+            tuple(VolumeUsage.Unit.INODES, 10L, 4L, 6L));
+  }
+
+  @Test
+  void aRepeatedIdenticalStageIsOkWithoutASecondProviderCall() {
+    NodeBlockingStub node = node(everyPart());
+
+    node.nodeStageVolume(stage(EXT4));
+    node.nodeStageVolume(stage(EXT4));
+
+    assertThat(stager.staged()).hasSize(1);
+  }
+
+  @Test
+  void aConflictingRestageIsAlreadyExistsWithoutAProviderCall() {
+    NodeBlockingStub node = node(everyPart());
+    node.nodeStageVolume(stage(EXT4));
+
+    Status status = statusOf(() -> node.nodeStageVolume(stage(XFS)));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.ALREADY_EXISTS);
+    assertThat(status.getDescription()).contains(VOL);
+    assertThat(stager.staged()).hasSize(1);
+  }
+
+  @Test
+  void publishIsIdempotentPerTargetAndAConflictingRepublishIsAlreadyExists() {
+    NodeBlockingStub node = node(everyPart());
+    node.nodeStageVolume(stage(EXT4));
+
+    node.nodePublishVolume(publish(TARGET, false));
+    node.nodePublishVolume(publish(TARGET, false));
+    Status readonlyAgain = statusOf(() -> node.nodePublishVolume(publish(TARGET, true)));
+    node.nodePublishVolume(publish(TARGET + "2", true));
+
+    assertThat(readonlyAgain.getCode()).isEqualTo(Status.Code.ALREADY_EXISTS);
+    assertThat(publisher.published()).extracting(p -> p.targetPath().toString()).containsExactly(TARGET, TARGET + "2");
+  }
+
+  @Test
+  void unstageWhilePublishedIsFailedPreconditionAndReachesNoProvider() {
+    NodeBlockingStub node = node(everyPart());
+    node.nodeStageVolume(stage(EXT4));
+    node.nodePublishVolume(publish(TARGET, false));
+
+    Status status = statusOf(() -> node.nodeUnstageVolume(unstage()));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(stager.unstaged()).isEmpty();
+
+    node.nodeUnpublishVolume(unpublish(TARGET));
+    node.nodeUnstageVolume(unstage());
+    assertThat(publisher.unpublished()).containsExactly(Path.of(TARGET));
+    assertThat(stager.unstaged()).containsExactly(Path.of(STAGING));
+  }
+
+  @Test
+  void publishBeforeStageIsFailedPrecondition() {
+    NodeBlockingStub node = node(everyPart());
+    node.nodeStageVolume(stage(EXT4));
+    node.nodeUnstageVolume(unstage());
+
+    Status status = statusOf(() -> node.nodePublishVolume(publish(TARGET, false)));
+
+    assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(status.getDescription()).contains(VOL, "NodeStageVolume first");
+    assertThat(publisher.published()).isEmpty();
+  }
+
+  @Test
+  void teardownOfAnUnknownVolumeAlwaysReachesTheProvider() {
+    NodeBlockingStub node = node(everyPart());
+
+    node.nodeUnpublishVolume(unpublish(TARGET));
+    node.nodeUnpublishVolume(unpublish(TARGET));
+    node.nodeUnstageVolume(unstage());
+    node.nodeUnstageVolume(unstage());
+
+    assertThat(publisher.unpublished()).hasSize(2);
+    assertThat(stager.unstaged()).hasSize(2);
+  }
+
+  @Test
+  void aSecondCallOnAVolumeWhileOneRunsIsAborted() throws Exception {
+    CallGate gate = CallGate.closed();
+    stager.holdAt(gate);
+    NodeBlockingStub node = node(everyPart());
+    ListenableFuture<NodeStageVolumeResponse> first = server.nodeAsync().nodeStageVolume(stage(EXT4));
+    assertThat(gate.awaitEntered(WAIT)).isTrue();
+
+    Status restage = statusOf(() -> node.nodeStageVolume(stage(EXT4)));
+    Status publishMeanwhile = statusOf(() -> node.nodePublishVolume(publish(TARGET, false)));
+    Status unstageMeanwhile = statusOf(() -> node.nodeUnstageVolume(unstage()));
+    node.nodeUnpublishVolume(unpublish(TARGET).toBuilder().setVolumeId("vol-other").build());
+    gate.open();
+
+    assertThat(List.of(restage.getCode(), publishMeanwhile.getCode(), unstageMeanwhile.getCode()))
+        .containsOnly(Status.Code.ABORTED);
+    assertThat(restage.getDescription()).contains(VOL, "in progress");
+    first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(stager.staged()).hasSize(1);
+    node.nodePublishVolume(publish(TARGET, false));
+    assertThat(publisher.published()).hasSize(1);
+  }
+}

@@ -1,0 +1,97 @@
+package io.awscsi.efs.cloud;
+
+import io.awscsi.core.metrics.MetricsRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import software.amazon.awssdk.services.efs.EfsClient;
+import software.amazon.awssdk.services.sts.StsClient;
+import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider;
+
+/**
+ * The EFS clouds the controller talks to: the driver's own account, and one per cross-account role named in a
+ * provisioner secret ({@code awsRoleArn}, optional {@code externalId}). A role's client is built once and kept, and
+ * its credentials are refreshed by STS before they expire, so a burst of CreateVolume calls does not make a burst of
+ * AssumeRole calls.
+ */
+public final class EfsCloudFactory implements AutoCloseable {
+
+  private static final Logger LOG = LogManager.getLogger(EfsCloudFactory.class);
+  static final String ROLE_SESSION_NAME = "efs-csi-driver";
+
+  private record Role(String roleArn, String externalId) {}
+
+  private record RoleCloud(EfsCloud cloud, EfsClient client, AutoCloseable credentials) {}
+
+  private final EfsCloud defaultCloud;
+  private final EfsClientFactory clients;
+  private final Supplier<StsClient> sts;
+  private final EfsApiCalls calls;
+  private final Map<Role, RoleCloud> roles = new ConcurrentHashMap<>();
+
+  /**
+   * @param defaultClient the client of the driver's own account (owned by the caller)
+   * @param clients builds clients for assumed roles (closed by this factory)
+   * @param sts the STS client for AssumeRole, asked for only when a secret names a role
+   */
+  public EfsCloudFactory(EfsClient defaultClient, EfsClientFactory clients, Supplier<StsClient> sts,
+      EfsApiCalls calls) {
+    this.defaultCloud = new SdkEfsCloud(defaultClient, calls);
+    this.clients = clients;
+    this.sts = sts;
+    this.calls = calls;
+  }
+
+  /**
+   * The factory the launcher builds: the driver's own client, a builder of clients for assumed roles, STS asked for
+   * lazily, and the default per-API retries.
+   *
+   * @param defaultClient built with the SDK's retries off ({@link EfsApiCalls} retries per API)
+   */
+  public static EfsCloudFactory create(EfsClient defaultClient, EfsClientFactory roleClients,
+      Supplier<StsClient> sts, MetricsRegistry metrics) {
+    return new EfsCloudFactory(defaultClient, roleClients, sts,
+        new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
+  }
+
+  public EfsCloud defaultCloud() {
+    return defaultCloud;
+  }
+
+  /** The cloud of the account behind the role; {@code externalId} may be empty. */
+  public EfsCloud forRole(String roleArn, String externalId) {
+    return roles.computeIfAbsent(new Role(roleArn, externalId), this::assume).cloud();
+  }
+
+  private RoleCloud assume(Role role) {
+    LOG.info("Building an EFS client for role {} (externalId {})", role.roleArn(),
+        role.externalId().isEmpty() ? "not set" : "set");
+    StsAssumeRoleCredentialsProvider credentials = StsAssumeRoleCredentialsProvider.builder()
+        .stsClient(sts.get())
+        .refreshRequest(r -> {
+          r.roleArn(role.roleArn()).roleSessionName(ROLE_SESSION_NAME);
+          if (!role.externalId().isEmpty()) {
+            r.externalId(role.externalId());
+          }
+        })
+        .asyncCredentialUpdateEnabled(false)
+        .build();
+    EfsClient client = clients.create(credentials);
+    return new RoleCloud(new SdkEfsCloud(client, calls), client, credentials);
+  }
+
+  @Override
+  public void close() {
+    roles.values().forEach(r -> {
+      r.client().close();
+      try {
+        r.credentials().close();
+      } catch (Exception e) {
+        LOG.warn("Closing role credentials failed: {}", e.getMessage());
+      }
+    });
+    roles.clear();
+  }
+}

@@ -1,0 +1,176 @@
+package io.awscsi.efs.cloud;
+
+import io.awscsi.core.metrics.MetricsRegistry;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import software.amazon.awssdk.services.efs.EfsClient;
+import software.amazon.awssdk.services.efs.model.AccessPointDescription;
+import software.amazon.awssdk.services.efs.model.CreateAccessPointResponse;
+import software.amazon.awssdk.services.efs.model.CreationInfo;
+import software.amazon.awssdk.services.efs.model.DescribeAccessPointsResponse;
+import software.amazon.awssdk.services.efs.model.DescribeMountTargetsResponse;
+import software.amazon.awssdk.services.efs.model.FileSystemDescription;
+import software.amazon.awssdk.services.efs.model.MountTargetDescription;
+import software.amazon.awssdk.services.efs.model.PosixUser;
+import software.amazon.awssdk.services.efs.model.Tag;
+
+/** {@link EfsCloud} over the AWS SDK's {@link EfsClient}; every call goes through {@link EfsApiCalls}. */
+public final class SdkEfsCloud implements EfsCloud {
+
+  /** The largest page DescribeAccessPoints allows; fewer round trips when listing for GID allocation. */
+  static final int ACCESS_POINT_PAGE_SIZE = 1000;
+  /** A file system has at most one mount target per zone, so a page of 100 is always enough; paging is still read. */
+  static final int MOUNT_TARGET_PAGE_SIZE = 100;
+
+  private final EfsClient efs;
+  private final EfsApiCalls calls;
+  private final int accessPointPageSize;
+
+  /** With the default per-API retries; e.g. for the node's local stand-in, which reads access point roots. */
+  public static SdkEfsCloud create(EfsClient efs, MetricsRegistry metrics) {
+    return new SdkEfsCloud(efs, new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
+  }
+
+  public SdkEfsCloud(EfsClient efs, EfsApiCalls calls) {
+    this(efs, calls, ACCESS_POINT_PAGE_SIZE);
+  }
+
+  /** With a smaller DescribeAccessPoints page, so tests can make paging happen with a few access points. */
+  SdkEfsCloud(EfsClient efs, EfsApiCalls calls, int accessPointPageSize) {
+    this.efs = efs;
+    this.calls = calls;
+    this.accessPointPageSize = accessPointPageSize;
+  }
+
+  @Override
+  public AccessPoint createAccessPoint(AccessPointSpec spec) {
+    RootDirectory root = spec.rootDirectory();
+    CreateAccessPointResponse response = calls.call("CreateAccessPoint", spec.fileSystemId(), () ->
+        efs.createAccessPoint(r -> {
+          r.clientToken(spec.clientToken()).fileSystemId(spec.fileSystemId())
+              .posixUser(PosixUser.builder().uid(spec.uid()).gid(spec.gid()).build())
+              .rootDirectory(d -> {
+                d.path(root.path());
+                if (root.hasCreationInfo()) {
+                  d.creationInfo(CreationInfo.builder().ownerUid(root.ownerUid()).ownerGid(root.ownerGid())
+                      .permissions(root.permissions()).build());
+                }
+              });
+          if (!spec.tags().isEmpty()) {
+            r.tags(spec.tags().entrySet().stream()
+                .map(t -> Tag.builder().key(t.getKey()).value(t.getValue()).build()).toList());
+          }
+        }));
+    return new AccessPoint(response.accessPointId(), response.fileSystemId(), response.clientToken(),
+        response.posixUser() == null ? AccessPoint.NO_ID : response.posixUser().uid(),
+        response.posixUser() == null ? AccessPoint.NO_ID : response.posixUser().gid(),
+        rootOf(response.rootDirectory()), tagsOf(response.tags()), response.lifeCycleStateAsString());
+  }
+
+  @Override
+  public Optional<AccessPoint> describeAccessPoint(String accessPointId) {
+    try {
+      DescribeAccessPointsResponse response = calls.call("DescribeAccessPoints", accessPointId,
+          () -> efs.describeAccessPoints(r -> r.accessPointId(accessPointId)));
+      return response.accessPoints().stream().findFirst().map(SdkEfsCloud::accessPointOf);
+    } catch (EfsCloudException e) {
+      if (e.error() instanceof CloudError.NotFound) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public List<AccessPoint> listAccessPoints(String fileSystemId) {
+    List<AccessPoint> all = new ArrayList<>();
+    Set<String> seenTokens = new HashSet<>();
+    String next = null;
+    do {
+      String token = next;
+      DescribeAccessPointsResponse page = calls.call("DescribeAccessPoints", fileSystemId,
+          () -> efs.describeAccessPoints(r -> r.fileSystemId(fileSystemId).maxResults(accessPointPageSize)
+              .nextToken(token)));
+      page.accessPoints().forEach(a -> all.add(accessPointOf(a)));
+      next = page.nextToken();
+      if (next != null && !seenTokens.add(next)) {
+        // A token seen twice would page forever; a partial list must not be mistaken for the whole.
+        throw new EfsCloudException("DescribeAccessPoints", new CloudError.Unexpected("RepeatedNextToken",
+            "DescribeAccessPoints of " + fileSystemId + " returned the page token " + next + " twice"), null);
+      }
+    } while (next != null && !next.isEmpty());
+    return List.copyOf(all);
+  }
+
+  @Override
+  public void deleteAccessPoint(String accessPointId) {
+    try {
+      calls.call("DeleteAccessPoint", accessPointId, () -> efs.deleteAccessPoint(r -> r.accessPointId(accessPointId)));
+    } catch (EfsCloudException e) {
+      if (!(e.error() instanceof CloudError.NotFound)) {
+        throw e;
+      }
+    }
+  }
+
+  @Override
+  public FileSystem describeFileSystem(String fileSystemId) {
+    List<FileSystemDescription> found = calls.call("DescribeFileSystems", fileSystemId,
+        () -> efs.describeFileSystems(r -> r.fileSystemId(fileSystemId))).fileSystems();
+    if (found.isEmpty()) {
+      throw new EfsCloudException("DescribeFileSystems", new CloudError.NotFound("file system", fileSystemId,
+          "file system " + fileSystemId + " does not exist"), null);
+    }
+    FileSystemDescription fs = found.getFirst();
+    return new FileSystem(fs.fileSystemId(), fs.availabilityZoneName() == null ? "" : fs.availabilityZoneName(),
+        fs.lifeCycleStateAsString());
+  }
+
+  @Override
+  public List<MountTarget> listMountTargets(String fileSystemId) {
+    List<MountTarget> all = new ArrayList<>();
+    String marker = null;
+    do {
+      String from = marker;
+      DescribeMountTargetsResponse page = calls.call("DescribeMountTargets", fileSystemId,
+          () -> efs.describeMountTargets(r -> r.fileSystemId(fileSystemId).maxItems(MOUNT_TARGET_PAGE_SIZE)
+              .marker(from)));
+      for (MountTargetDescription m : page.mountTargets()) {
+        all.add(new MountTarget(m.mountTargetId(), m.fileSystemId(),
+            m.availabilityZoneName() == null ? "" : m.availabilityZoneName(),
+            m.ipAddress() == null ? "" : m.ipAddress(), m.lifeCycleStateAsString()));
+      }
+      marker = page.nextMarker();
+    } while (marker != null && !marker.isEmpty());
+    return List.copyOf(all);
+  }
+
+  private static AccessPoint accessPointOf(AccessPointDescription a) {
+    return new AccessPoint(a.accessPointId(), a.fileSystemId(), a.clientToken(),
+        a.posixUser() == null ? AccessPoint.NO_ID : a.posixUser().uid(),
+        a.posixUser() == null ? AccessPoint.NO_ID : a.posixUser().gid(),
+        rootOf(a.rootDirectory()), tagsOf(a.tags()), a.lifeCycleStateAsString());
+  }
+
+  private static RootDirectory rootOf(software.amazon.awssdk.services.efs.model.RootDirectory root) {
+    if (root == null) {
+      return new RootDirectory("/", AccessPoint.NO_ID, AccessPoint.NO_ID, "");
+    }
+    CreationInfo info = root.creationInfo();
+    String path = root.path() == null || root.path().isEmpty() ? "/" : root.path();
+    return info == null
+        ? new RootDirectory(path, AccessPoint.NO_ID, AccessPoint.NO_ID, "")
+        : new RootDirectory(path, info.ownerUid(), info.ownerGid(), info.permissions());
+  }
+
+  private static Map<String, String> tagsOf(List<Tag> tags) {
+    Map<String, String> out = new LinkedHashMap<>();
+    tags.forEach(t -> out.put(t.key(), t.value()));
+    return out;
+  }
+}

@@ -1,0 +1,194 @@
+package io.awscsi.efs.controller;
+
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.CapacityRange;
+import io.awscsi.efs.cloud.AccessPoint;
+import io.awscsi.efs.cloud.AccessPointSpec;
+import io.awscsi.efs.cloud.CloudError;
+import io.awscsi.efs.cloud.EfsCloud;
+import io.awscsi.efs.cloud.EfsCloudException;
+import io.awscsi.efs.cloud.RootDirectory;
+import io.awscsi.efs.volume.EfsPaths;
+import io.awscsi.efs.volume.VolumeHandle;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * efs-ap volumes: one access point per volume, with POSIX ids from the allocator unless the StorageClass fixes them.
+ * CreateVolume is idempotent twice over: the client token makes EFS return the first access point, and the listing the
+ * allocator reads anyway finds an access point already made for the volume before any new id is reserved.
+ */
+final class AccessPointVolumes {
+
+  private static final Logger LOG = LogManager.getLogger(AccessPointVolumes.class);
+
+  private final Map<String, String> clusterTags;
+  private final AccessPointGidAllocator allocator;
+
+  AccessPointVolumes(Map<String, String> clusterTags, AccessPointGidAllocator allocator) {
+    this.clusterTags = Map.copyOf(clusterTags);
+    this.allocator = allocator;
+  }
+
+  /** Creates (or finds) the volume's access point; a repeat must ask for a capacity the first one satisfies. */
+  AccessPoint create(String volumeName, EfsVolumeParameters parameters, CapacityRange capacity, EfsCloud cloud) {
+    String fileSystemId = parameters.fileSystemId();
+    String rootPath = parameters.volumePath(volumeName);
+    String token = parameters.reuseAccessPoint()
+        ? ClientTokens.forReusedAccessPoint(parameters.pvcName()) : ClientTokens.forVolume(volumeName);
+    Map<String, String> tags = parameters.enableTagging()
+        ? AccessPointTags.forVolume(clusterTags, parameters.reuseAccessPoint()
+            ? null : new AccessPointTags.Ownership(parameters.basePath(), rootPath),
+            RecordedCapacity.requested(capacity))
+        : Map.of();
+    Request request = new Request(volumeName, parameters, rootPath, token, tags, capacity);
+    if (!parameters.needsAllocation()) {
+      return createOrAdopt(cloud, request, parameters.uid(), parameters.gid());
+    }
+    long begin = allocator.begin();
+    AccessPointGidAllocator.Listing listing;
+    try {
+      listing = allocator.listing(cloud, fileSystemId, begin);
+    } catch (EfsCloudException e) {
+      throw CloudFailures.toDriver(e, "listing the access points of " + fileSystemId + " for volume " + volumeName);
+    }
+    Optional<AccessPoint> existing = listing.byClientToken(token);
+    if (existing.isPresent()) {
+      return adopt(existing.get(), request);
+    }
+    try (AccessPointGidAllocator.Reservation reservation = allocator.reserve(fileSystemId, parameters.gidRange())) {
+      long uid = parameters.uid() == EfsVolumeParameters.UNSET ? reservation.id() : parameters.uid();
+      long gid = parameters.gid() == EfsVolumeParameters.UNSET ? reservation.id() : parameters.gid();
+      AccessPoint accessPoint = createOrAdopt(cloud, request, uid, gid);
+      if (accessPoint.uid() == uid && accessPoint.gid() == gid) {
+        reservation.created();
+      }
+      return accessPoint;
+    }
+  }
+
+  /**
+   * Deletes the access point, and its root directory first when {@code directories} is given and the guard allows
+   * it. An access point that is already gone is success.
+   */
+  void delete(VolumeHandle handle, EfsCloud cloud, DirectoryRemoval directories) {
+    String id = handle.accessPointId();
+    try {
+      if (directories != null) {
+        Optional<AccessPoint> accessPoint = cloud.describeAccessPoint(id);
+        if (accessPoint.isEmpty()) {
+          LOG.info("access point {} of volume {} is already gone", id, handle.volumeId());
+          return;
+        }
+        if (!accessPoint.get().fileSystemId().equals(handle.fileSystemId())) {
+          throw DriverException.failedPrecondition("access point " + id + " belongs to file system "
+              + accessPoint.get().fileSystemId() + ", not to " + handle.fileSystemId() + " named in volume id "
+              + handle.volumeId() + "; nothing was deleted");
+        }
+        DirectoryDeletion decision = RootDirectoryGuard.forAccessPoint(accessPoint.get(),
+            cloud.listAccessPoints(handle.fileSystemId()));
+        switch (decision) {
+          case DirectoryDeletion.Remove(String path) -> directories.remove(handle, path);
+          case DirectoryDeletion.Keep(String reason) -> LOG.warn("keeping the root directory {} of volume {}: {}",
+              accessPoint.get().rootDirectory().path(), handle.volumeId(), reason);
+          case DirectoryDeletion.Gone gone -> { }
+        }
+      }
+      cloud.deleteAccessPoint(id);
+      LOG.info("deleted access point {} of volume {}", id, handle.volumeId());
+    } catch (EfsCloudException e) {
+      throw CloudFailures.toDriver(e, "deleting access point " + id + " of volume " + handle.volumeId());
+    }
+  }
+
+  /** Removes a volume directory the guard allowed, with the file system mounted. */
+  @FunctionalInterface
+  interface DirectoryRemoval {
+    void remove(VolumeHandle handle, String path);
+  }
+
+  private record Request(String volumeName, EfsVolumeParameters parameters, String rootPath, String token,
+      Map<String, String> tags, CapacityRange capacity) {}
+
+  private AccessPoint createOrAdopt(EfsCloud cloud, Request request, long uid, long gid) {
+    EfsVolumeParameters p = request.parameters();
+    AccessPointSpec spec = new AccessPointSpec(p.fileSystemId(), request.token(), uid, gid,
+        new RootDirectory(request.rootPath(), uid, gid, p.directoryPerms()), request.tags());
+    String doing = "creating an access point for volume " + request.volumeName() + " on " + p.fileSystemId();
+    try {
+      AccessPoint created = cloud.createAccessPoint(spec);
+      LOG.info("access point {} for volume {}: root {} uid {} gid {}", created.accessPointId(), request.volumeName(),
+          created.rootDirectory().path(), created.uid(), created.gid());
+      return created;
+    } catch (EfsCloudException e) {
+      if (e.error() instanceof CloudError.AccessPointAlreadyExists exists) {
+        // The token was used with other arguments, e.g. by an earlier attempt with another allocated id.
+        AccessPoint earlier = findByToken(cloud, p.fileSystemId(), exists.accessPointId(), request.token())
+            .orElseThrow(() -> DriverException.aborted(doing + ": EFS says an access point with client token "
+                + request.token() + " exists but it is not listed yet; the call will be retried"));
+        return adopt(earlier, request);
+      }
+      throw CloudFailures.toDriver(e, doing);
+    }
+  }
+
+  private static Optional<AccessPoint> findByToken(EfsCloud cloud, String fileSystemId, String accessPointId,
+      String token) {
+    try {
+      if (!accessPointId.isEmpty()) {
+        Optional<AccessPoint> byId = cloud.describeAccessPoint(accessPointId);
+        if (byId.isPresent()) {
+          return byId;
+        }
+      }
+      return cloud.listAccessPoints(fileSystemId).stream().filter(a -> a.clientToken().equals(token)).findFirst();
+    } catch (EfsCloudException e) {
+      throw CloudFailures.toDriver(e, "looking up the access point with client token " + token);
+    }
+  }
+
+  /**
+   * Accepts an access point made earlier for the same token if it fits the request: on the same file system, below
+   * basePath, with the fixed ids or ids from the range. Anything else is AlreadyExists.
+   */
+  private static AccessPoint adopt(AccessPoint existing, Request request) {
+    EfsVolumeParameters p = request.parameters();
+    String state = existing.lifeCycleState();
+    if (state.equals("deleting") || state.equals("deleted") || state.equals("error")) {
+      throw DriverException.aborted("access point " + existing.accessPointId() + " made for volume "
+          + request.volumeName() + " is " + state + "; the call will be retried");
+    }
+    String root = EfsPaths.clean(existing.rootDirectory().path());
+    String mismatch = "";
+    if (!existing.fileSystemId().equals(p.fileSystemId())) {
+      mismatch = "it is on file system " + existing.fileSystemId();
+    } else if (!EfsPaths.isStrictlyBelow(root, p.basePath())) {
+      mismatch = "its root " + root + " is not below basePath " + p.basePath();
+    } else if (p.uid() != EfsVolumeParameters.UNSET && existing.uid() != p.uid()) {
+      mismatch = "its uid is " + existing.uid() + ", not " + p.uid();
+    } else if (p.gid() != EfsVolumeParameters.UNSET && existing.gid() != p.gid()) {
+      mismatch = "its gid is " + existing.gid() + ", not " + p.gid();
+    } else if (p.needsAllocation() && !allocatedIdsFit(existing, p)) {
+      mismatch = "its uid/gid " + existing.uid() + "/" + existing.gid() + " are not in gidRangeStart-gidRangeEnd "
+          + p.gidRange();
+    }
+    if (!mismatch.isEmpty()) {
+      throw DriverException.alreadyExists("volume " + request.volumeName() + ": access point "
+          + existing.accessPointId() + " already exists with client token " + request.token() + " but " + mismatch
+          + "; delete that access point or use another name");
+    }
+    AccessPointTags.capacity(existing.tags()).ifPresent(recorded ->
+        RecordedCapacity.requireCompatible(request.volumeName(), recorded, request.capacity()));
+    LOG.info("volume {} uses the existing access point {} (root {})", request.volumeName(),
+        existing.accessPointId(), root);
+    return existing;
+  }
+
+  private static boolean allocatedIdsFit(AccessPoint existing, EfsVolumeParameters p) {
+    boolean uidFits = p.uid() != EfsVolumeParameters.UNSET || p.gidRange().contains(existing.uid());
+    boolean gidFits = p.gid() != EfsVolumeParameters.UNSET || p.gidRange().contains(existing.gid());
+    return uidFits && gidFits;
+  }
+}

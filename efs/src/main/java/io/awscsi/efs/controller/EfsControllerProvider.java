@@ -1,0 +1,56 @@
+package io.awscsi.efs.controller;
+
+import io.awscsi.core.host.Mounter;
+import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.Readiness;
+import io.awscsi.core.provider.VolumeProvisioner;
+import io.awscsi.efs.cloud.EfsCloudFactory;
+import io.awscsi.efs.mount.EfsMountBackend;
+import io.awscsi.efs.mount.FileSystemRootMounts;
+
+/** The EFS controller: volume provisioning only (upstream advertises CREATE_DELETE_VOLUME and nothing else). */
+public final class EfsControllerProvider implements ControllerProvider, AutoCloseable {
+
+  private final EfsVolumeProvisioner provisioner;
+  private final EfsCloudFactory clouds;
+
+  private EfsControllerProvider(EfsVolumeProvisioner provisioner, EfsCloudFactory clouds) {
+    this.provisioner = provisioner;
+    this.clouds = clouds;
+  }
+
+  /**
+   * Builds the controller.
+   *
+   * @param clouds the EFS APIs of the driver's account and of cross-account roles ({@link EfsCloudFactory#create});
+   *     closed with the provider
+   * @param mounter mounts file systems for efs-dir volumes and for --delete-access-point-root-dir
+   */
+  public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter) {
+    EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
+        () -> clouds.defaultCloud()::describeAccessPoint);
+    VolumeDirectories directories = new VolumeDirectories(new FileSystemRootMounts(backend, mounter,
+        options.workDir()));
+    return new EfsControllerProvider(new EfsVolumeProvisioner(options, clouds, new AccessPointGidAllocator(),
+        directories), clouds);
+  }
+
+  @Override
+  public VolumeProvisioner provisioner() {
+    return provisioner;
+  }
+
+  /**
+   * Always ready, as upstream: Probe must stay cheap, and an unreachable EFS API or a missing mount helper is reported
+   * by the call that needs it, with what to fix.
+   */
+  @Override
+  public Readiness readiness() {
+    return Readiness.ready();
+  }
+
+  @Override
+  public void close() {
+    clouds.close();
+  }
+}

@@ -1,0 +1,268 @@
+package io.awscsi.efs.controller;
+
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.efs.volume.EfsIds;
+import io.awscsi.efs.volume.EfsPaths;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * The StorageClass parameters of an EFS volume, parsed and checked. Keys are matched exactly as upstream does; an
+ * unknown key or an invalid value is InvalidArgument naming it, so a typo is reported instead of ignored.
+ *
+ * @param directoryPerms octal mode of the volume's directory; "" when not set
+ * @param uid fixed owner, or {@link #UNSET}
+ * @param gid fixed group, or {@link #UNSET}
+ * @param gidRange ids the allocator hands out when uid or gid is not fixed
+ * @param basePath clean absolute parent of the volume directories ("/" by default)
+ * @param subPathPattern the directory template, "" when not set (the PV name is used)
+ * @param pvcName from {@code csi.storage.k8s.io/pvc/name}, "" when the provisioner did not pass it
+ */
+public record EfsVolumeParameters(
+    ProvisioningMode mode,
+    String fileSystemId,
+    String directoryPerms,
+    long uid,
+    long gid,
+    GidRange gidRange,
+    String basePath,
+    String subPathPattern,
+    boolean ensureUniqueDirectory,
+    boolean reuseAccessPoint,
+    String az,
+    boolean enforceZoneAffinity,
+    boolean enableTagging,
+    String pvcName,
+    String pvcNamespace,
+    String pvName) {
+
+  public static final long UNSET = -1;
+  /** EFS POSIX ids are unsigned 32-bit. */
+  static final long MAX_POSIX_ID = 4294967295L;
+  /** Limits of an access point root path (EFS API; upstream validatePathRequirements). */
+  static final int MAX_ROOT_PATH_LENGTH = 100;
+  static final int MAX_ROOT_PATH_SLASHES = 5;
+  /** Room a shortened volume name needs: a few characters of the name, a dash and 16 hex digits of its hash. */
+  static final int SHORTENED_NAME_MINIMUM = 24;
+  /** The mode of an efs-dir directory when directoryPerms is not set (what the directory mode proposal uses). */
+  static final String DEFAULT_DIRECTORY_PERMS = "0777";
+
+  static final String PROVISIONING_MODE = "provisioningMode";
+  static final String FILE_SYSTEM_ID = "fileSystemId";
+  static final String DIRECTORY_PERMS = "directoryPerms";
+  static final String UID = "uid";
+  static final String GID = "gid";
+  static final String GID_RANGE_START = "gidRangeStart";
+  static final String GID_RANGE_END = "gidRangeEnd";
+  static final String BASE_PATH = "basePath";
+  static final String SUB_PATH_PATTERN = "subPathPattern";
+  static final String ENSURE_UNIQUE_DIRECTORY = "ensureUniqueDirectory";
+  static final String REUSE_ACCESS_POINT = "reuseAccessPoint";
+  static final String AZ = "az";
+  static final String ENFORCE_ZONE_AFFINITY = "enforceZoneAffinity";
+  static final String ENABLE_TAGGING = "enableTagging";
+  static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
+  static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
+  static final String PV_NAME = "csi.storage.k8s.io/pv/name";
+
+  private static final Set<String> KNOWN = Set.of(PROVISIONING_MODE, FILE_SYSTEM_ID, DIRECTORY_PERMS, UID, GID,
+      GID_RANGE_START, GID_RANGE_END, BASE_PATH, SUB_PATH_PATTERN, ENSURE_UNIQUE_DIRECTORY, REUSE_ACCESS_POINT, AZ,
+      ENFORCE_ZONE_AFFINITY, ENABLE_TAGGING, PVC_NAME, PVC_NAMESPACE, PV_NAME);
+  private static final Set<String> UNSUPPORTED_UPSTREAM = Set.of("fileSystemIdConfigRef", "fileSystemIdSecretRef");
+  private static final Pattern OCTAL_MODE = Pattern.compile("[0-7]{3,4}");
+  private static final Pattern DECIMAL = Pattern.compile("\\d{1,10}");
+
+  /**
+   * Parses the parameters of a CreateVolume request.
+   *
+   * @param clusterTags the {@code --tags} of the driver, which {@code enableTagging: "false"} contradicts
+   */
+  public static EfsVolumeParameters parse(Map<String, String> parameters, Map<String, String> clusterTags) {
+    for (String key : parameters.keySet()) {
+      if (UNSUPPORTED_UPSTREAM.contains(key)) {
+        throw invalid(key + " is not supported by this driver; put the file system id in " + FILE_SYSTEM_ID);
+      }
+      if (!KNOWN.contains(key)) {
+        throw invalid("unknown parameter \"" + key + "\"; supported: " + String.join(", ", new TreeSet<>(KNOWN)));
+      }
+    }
+    ProvisioningMode mode = mode(parameters.get(PROVISIONING_MODE));
+    String fileSystemId = required(parameters, FILE_SYSTEM_ID).strip();
+    if (!EfsIds.isFileSystemId(fileSystemId)) {
+      throw invalid(FILE_SYSTEM_ID + " \"" + fileSystemId + "\" is not a file system id (fs- and 8 to 40 hex digits)");
+    }
+    String perms = parameters.getOrDefault(DIRECTORY_PERMS, "");
+    if (perms.isEmpty()) {
+      if (mode == ProvisioningMode.ACCESS_POINT) {
+        throw invalid(DIRECTORY_PERMS + " is required with " + PROVISIONING_MODE + " efs-ap (e.g. \"700\"): EFS "
+            + "creates the access point's root directory with this mode");
+      }
+      perms = DEFAULT_DIRECTORY_PERMS;
+    } else if (!OCTAL_MODE.matcher(perms).matches()) {
+      throw invalid(DIRECTORY_PERMS + " \"" + perms + "\" is not an octal mode such as 700 or 0755");
+    }
+    long uid = posixId(parameters, UID);
+    long gid = posixId(parameters, GID);
+    GidRange range = gidRange(parameters, mode);
+
+    String basePath = parameters.getOrDefault(BASE_PATH, "");
+    if (EfsPaths.climbs(basePath)) {
+      throw invalid(BASE_PATH + " \"" + basePath + "\" must not contain \"..\"");
+    }
+    String pattern = parameters.getOrDefault(SUB_PATH_PATTERN, "");
+    if (!pattern.isEmpty()) {
+      SubPathPattern.validate(pattern);
+    }
+    boolean reuse = bool(parameters, REUSE_ACCESS_POINT, false);
+    if (reuse && mode == ProvisioningMode.DIRECTORY) {
+      throw invalid(REUSE_ACCESS_POINT + " needs " + PROVISIONING_MODE + " efs-ap; efs-dir volumes have no access "
+          + "point");
+    }
+    boolean tagging = bool(parameters, ENABLE_TAGGING, true);
+    if (!tagging && !clusterTags.isEmpty()) {
+      throw AccessPointTags.taggingConflict();
+    }
+    EfsVolumeParameters parsed = new EfsVolumeParameters(mode, fileSystemId, perms, uid, gid, range,
+        EfsPaths.clean(basePath), pattern, bool(parameters, ENSURE_UNIQUE_DIRECTORY, true), reuse,
+        parameters.getOrDefault(AZ, "").strip(), bool(parameters, ENFORCE_ZONE_AFFINITY, false), tagging,
+        parameters.getOrDefault(PVC_NAME, ""), parameters.getOrDefault(PVC_NAMESPACE, ""),
+        parameters.getOrDefault(PV_NAME, ""));
+    if (reuse && parsed.pvcName().isEmpty()) {
+      throw invalid(REUSE_ACCESS_POINT + " needs the PVC name (" + PVC_NAME + "); run csi-provisioner with "
+          + "--extra-create-metadata");
+    }
+    return parsed;
+  }
+
+  /** Whether the allocator must provide uid, gid or both. */
+  public boolean needsAllocation() {
+    return uid == UNSET || gid == UNSET;
+  }
+
+  /**
+   * The volume's directory below basePath. Without subPathPattern it is the volume name (the PV name). With it, the
+   * resolved pattern, plus a UUID when ensureUniqueDirectory is on. The UUID is derived from the volume name instead
+   * of being random, so a retried CreateVolume asks for exactly the same directory (and the same access point).
+   */
+  public String directoryName(String volumeName) {
+    String name;
+    if (subPathPattern.isEmpty()) {
+      name = volumeName;
+    } else {
+      String pvName = this.pvName.isEmpty() ? volumeName : this.pvName;
+      name = SubPathPattern.resolve(subPathPattern, pvcName, pvcNamespace, pvName);
+      if (ensureUniqueDirectory) {
+        name = name + "-" + UUID.nameUUIDFromBytes(volumeName.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    if (EfsPaths.climbs(name)) {
+      throw invalid(SUB_PATH_PATTERN + " resolves to \"" + name + "\", which contains \"..\"");
+    }
+    if (EfsPaths.clean(name).equals(EfsPaths.ROOT)) {
+      throw invalid(SUB_PATH_PATTERN + " \"" + subPathPattern + "\" resolves to no directory; every volume would "
+          + "share " + basePath);
+    }
+    return name;
+  }
+
+  /**
+   * The clean absolute path of the volume's directory in the file system; always strictly below basePath. An access
+   * point root may have 100 characters; when a long volume name alone (no subPathPattern) would exceed that, the name
+   * is cut and a hash of the whole name appended, so the directory stays unique and the same on every retry.
+   */
+  public String volumePath(String volumeName) {
+    String path = EfsPaths.join(basePath, directoryName(volumeName));
+    if (mode == ProvisioningMode.ACCESS_POINT && subPathPattern.isEmpty() && path.length() > MAX_ROOT_PATH_LENGTH) {
+      int room = MAX_ROOT_PATH_LENGTH - (basePath.equals(EfsPaths.ROOT) ? 1 : basePath.length() + 1);
+      if (room >= SHORTENED_NAME_MINIMUM) {
+        String hash = ClientTokens.sha256Hex(volumeName).substring(0, 16);
+        path = EfsPaths.join(basePath, volumeName.substring(0, room - hash.length() - 1) + "-" + hash);
+      }
+    }
+    if (mode == ProvisioningMode.ACCESS_POINT) {
+      long slashes = path.chars().filter(c -> c == '/').count();
+      if (path.length() > MAX_ROOT_PATH_LENGTH || slashes > MAX_ROOT_PATH_SLASHES) {
+        throw invalid("access point root directory \"" + path + "\" is too long (at most " + MAX_ROOT_PATH_LENGTH
+            + " characters and 4 subdirectories below the first); shorten " + BASE_PATH + " or " + SUB_PATH_PATTERN);
+      }
+    }
+    return path;
+  }
+
+  private static ProvisioningMode mode(String value) {
+    if (value == null || value.isEmpty()) {
+      throw invalid("missing " + PROVISIONING_MODE + "; set it to efs-ap or efs-dir");
+    }
+    for (ProvisioningMode m : ProvisioningMode.values()) {
+      if (m.parameterValue().equals(value)) {
+        return m;
+      }
+    }
+    throw invalid(PROVISIONING_MODE + " \"" + value + "\" is not supported; use efs-ap or efs-dir");
+  }
+
+  private static String required(Map<String, String> parameters, String key) {
+    String value = parameters.get(key);
+    if (value == null || value.isBlank()) {
+      throw invalid("missing " + key);
+    }
+    return value;
+  }
+
+  private static long posixId(Map<String, String> parameters, String key) {
+    String value = parameters.get(key);
+    if (value == null) {
+      return UNSET;
+    }
+    if (!DECIMAL.matcher(value).matches() || Long.parseLong(value) > MAX_POSIX_ID) {
+      throw invalid(key + " \"" + value + "\" is not a POSIX id (a whole number from 0 to " + MAX_POSIX_ID + ")");
+    }
+    return Long.parseLong(value);
+  }
+
+  private static GidRange gidRange(Map<String, String> parameters, ProvisioningMode mode) {
+    boolean hasStart = parameters.containsKey(GID_RANGE_START);
+    boolean hasEnd = parameters.containsKey(GID_RANGE_END);
+    if (hasStart != hasEnd) {
+      throw invalid("missing " + (hasStart ? GID_RANGE_END : GID_RANGE_START) + ": set both " + GID_RANGE_START
+          + " and " + GID_RANGE_END + " or neither");
+    }
+    if (!hasStart) {
+      return GidRange.DEFAULT;
+    }
+    if (mode == ProvisioningMode.DIRECTORY) {
+      throw invalid(GID_RANGE_START + "/" + GID_RANGE_END + " need " + PROVISIONING_MODE + " efs-ap; efs-dir volumes "
+          + "take a fixed " + UID + " and " + GID);
+    }
+    long start = posixId(parameters, GID_RANGE_START);
+    long end = posixId(parameters, GID_RANGE_END);
+    if (start <= 0) {
+      throw invalid(GID_RANGE_START + " must be greater than 0, was " + start);
+    }
+    if (end <= start) {
+      throw invalid(GID_RANGE_END + " (" + end + ") must be greater than " + GID_RANGE_START + " (" + start + ")");
+    }
+    return new GidRange(start, end);
+  }
+
+  private static boolean bool(Map<String, String> parameters, String key, boolean fallback) {
+    String value = parameters.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    return switch (value.strip().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw invalid(key + " \"" + value + "\" is not true or false");
+    };
+  }
+
+  private static DriverException invalid(String message) {
+    return DriverException.invalidArgument("parameters", message);
+  }
+}

@@ -1,0 +1,19 @@
+package io.awscsi.efs.mount;
+
+import java.util.List;
+
+/**
+ * One EFS mount: a path of a file system, optionally through an access point, with the efs-utils options.
+ *
+ * @param path clean absolute path; relative to the access point's root when {@code accessPointId} is set
+ * @param accessPointId the access point, or ""
+ * @param options efs-utils/NFS options, validated, without {@code ro} (see {@code readOnly})
+ */
+public record EfsMountRequest(String fileSystemId, String path, String accessPointId, List<String> options,
+    boolean readOnly) {
+
+  public EfsMountRequest {
+    accessPointId = accessPointId == null ? "" : accessPointId;
+    options = List.copyOf(options);
+  }
+}

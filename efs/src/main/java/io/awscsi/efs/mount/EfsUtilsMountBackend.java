@@ -1,0 +1,52 @@
+package io.awscsi.efs.mount;
+
+import io.awscsi.core.host.HostTool;
+import io.awscsi.core.host.Mounter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Mounts with amazon-efs-utils: {@code mount -t efs -o tls,accesspoint=fsap-...,... fs-...:/path target}. {@code mount}
+ * hands the call to {@code mount.efs}, which starts the TLS proxy and mounts NFS 4.1 through it.
+ */
+public final class EfsUtilsMountBackend implements EfsMountBackend {
+
+  static final String FS_TYPE = "efs";
+  private static final List<String> HELPER_DIRECTORIES = List.of("/sbin", "/usr/sbin");
+
+  private final Mounter mounter;
+
+  public EfsUtilsMountBackend(Mounter mounter) {
+    this.mounter = mounter;
+  }
+
+  @Override
+  public void mount(EfsMountRequest request, Path target) {
+    List<String> options = new ArrayList<>();
+    if (request.readOnly()) {
+      options.add("ro");
+    }
+    options.addAll(request.options());
+    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options);
+  }
+
+  @Override
+  public String unavailableReason() {
+    // mount(8) looks for its helpers in /sbin (which is /usr/sbin on merged-/usr systems).
+    String executable = HostTool.MOUNT_EFS.executable();
+    for (String dir : HELPER_DIRECTORIES) {
+      if (Files.isExecutable(Path.of(dir, executable))) {
+        return "";
+      }
+    }
+    return executable + " (package " + HostTool.MOUNT_EFS.imagePackage() + ") is not installed in "
+        + String.join(" or ", HELPER_DIRECTORIES) + "; EFS volumes cannot be mounted";
+  }
+
+  @Override
+  public String name() {
+    return "efs-utils";
+  }
+}

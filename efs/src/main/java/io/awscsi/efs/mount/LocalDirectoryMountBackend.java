@@ -1,0 +1,103 @@
+package io.awscsi.efs.mount;
+
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.host.Mounter;
+import io.awscsi.efs.cloud.AccessPoint;
+import io.awscsi.efs.cloud.EfsCloudException;
+import io.awscsi.efs.cloud.RootDirectory;
+import io.awscsi.efs.volume.EfsPaths;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The local stand-in for EFS where the host has no NFS client: each file system is a directory
+ * {@code <root>/<fs-id>/}, and a mount is a bind mount of the path inside it, so publish and unpublish run for real.
+ * An access point's root directory is created on first mount with the access point's owner and mode, as EFS does;
+ * the access point's POSIX user is not enforced (a bind mount has no identity mapping).
+ */
+public final class LocalDirectoryMountBackend implements EfsMountBackend {
+
+  private final Path root;
+  private final Mounter mounter;
+  private final AccessPointLookup accessPoints;
+
+  public LocalDirectoryMountBackend(Path root, Mounter mounter, AccessPointLookup accessPoints) {
+    this.root = root.toAbsolutePath().normalize();
+    this.mounter = mounter;
+    this.accessPoints = accessPoints;
+  }
+
+  /** The directory that stands in for the file system's root. */
+  public Path fileSystemRoot(String fileSystemId) {
+    return root.resolve(fileSystemId);
+  }
+
+  @Override
+  public void mount(EfsMountRequest request, Path target) {
+    try {
+      Path fsRoot = fileSystemRoot(request.fileSystemId());
+      Files.createDirectories(fsRoot);
+      String base = EfsPaths.ROOT;
+      if (!request.accessPointId().isEmpty()) {
+        AccessPoint accessPoint = describe(request.accessPointId()).orElseThrow(() ->
+            DriverException.notFound("access point " + request.accessPointId() + " does not exist"));
+        if (!accessPoint.fileSystemId().equals(request.fileSystemId())) {
+          throw DriverException.invalidArgument("volume_id", "access point " + request.accessPointId()
+              + " belongs to " + accessPoint.fileSystemId() + ", not " + request.fileSystemId());
+        }
+        base = EfsPaths.clean(accessPoint.rootDirectory().path());
+        createAccessPointRoot(fsRoot, accessPoint.rootDirectory());
+      }
+      Path source = fsRoot.resolve(EfsPaths.relative(EfsPaths.join(base, request.path())));
+      if (!Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
+        throw DriverException.notFound("path " + EfsPaths.join(base, request.path()) + " does not exist in file "
+            + "system " + request.fileSystemId() + " (local directory " + source + ")");
+      }
+      mounter.bindMount(source, target, request.readOnly(), List.of());
+    } catch (IOException e) {
+      throw DriverException.internal("cannot prepare the local stand-in of " + request.fileSystemId() + " under "
+          + root + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Optional<AccessPoint> describe(String accessPointId) {
+    try {
+      return accessPoints.describe(accessPointId);
+    } catch (EfsCloudException e) {
+      throw DriverException.unavailable("the local EFS stand-in cannot read access point " + accessPointId + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** EFS creates a missing root directory (and its parents) with the creation info on the first mount. */
+  private static void createAccessPointRoot(Path fsRoot, RootDirectory rootDirectory) throws IOException {
+    Path directory = fsRoot;
+    for (String segment : EfsPaths.relative(rootDirectory.path()).split("/")) {
+      if (segment.isEmpty()) {
+        continue;
+      }
+      directory = directory.resolve(segment);
+      if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS) && rootDirectory.hasCreationInfo()) {
+        PosixDirectory.create(directory, rootDirectory.ownerUid(), rootDirectory.ownerGid(),
+            PosixDirectory.mode(rootDirectory.permissions()));
+      }
+    }
+  }
+
+  @Override
+  public String unavailableReason() {
+    if (Files.isDirectory(root) && Files.isWritable(root)) {
+      return "";
+    }
+    return "the local EFS stand-in root " + root + " is not a writable directory";
+  }
+
+  @Override
+  public String name() {
+    return "local";
+  }
+}

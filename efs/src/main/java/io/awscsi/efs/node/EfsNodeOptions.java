@@ -1,0 +1,43 @@
+package io.awscsi.efs.node;
+
+import io.awscsi.efs.mount.EfsMountBackendKind;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Node settings from the driver's flags.
+ *
+ * @param volMetricsOptIn {@code --vol-metrics-opt-in}: offer NodeGetVolumeStats (GET_VOLUME_STATS)
+ * @param volMetricsRefreshPeriod {@code --vol-metrics-refresh-period}: how long a measured usage is answered
+ * @param volMetricsFsRateLimit {@code --vol-metrics-fs-rate-limit}: concurrent usage walks per file system
+ * @param forceUnmountAfterTimeout {@code --force-unmount-after-timeout}: force an unmount that hangs
+ * @param unmountTimeout {@code --unmount-timeout}: how long before the unmount is forced
+ * @param maxInflightMountCalls {@code --max-inflight-mount-calls}: concurrent mounts, 0 or less for no limit
+ * @param mountBackend {@code --efs-mount-backend}
+ * @param localRoot {@code --efs-local-root}: the local stand-in's root (LOCAL backend only)
+ */
+public record EfsNodeOptions(
+    boolean volMetricsOptIn,
+    Duration volMetricsRefreshPeriod,
+    int volMetricsFsRateLimit,
+    boolean forceUnmountAfterTimeout,
+    Duration unmountTimeout,
+    int maxInflightMountCalls,
+    EfsMountBackendKind mountBackend,
+    Path localRoot) {
+
+  public EfsNodeOptions {
+    Objects.requireNonNull(volMetricsRefreshPeriod, "volMetricsRefreshPeriod");
+    Objects.requireNonNull(unmountTimeout, "unmountTimeout");
+    Objects.requireNonNull(mountBackend, "mountBackend");
+    Objects.requireNonNull(localRoot, "localRoot");
+    if (volMetricsFsRateLimit < 1) {
+      throw new IllegalArgumentException("--vol-metrics-fs-rate-limit must be at least 1, was "
+          + volMetricsFsRateLimit);
+    }
+    if (unmountTimeout.isNegative() || unmountTimeout.isZero()) {
+      throw new IllegalArgumentException("--unmount-timeout must be positive, was " + unmountTimeout);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
+# for EBS and EFS, the lifecycle run), then the Helm chart tests. Ends with one line "N passed, N failed, N skipped".
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
+status=0
+mvn -B -ntp verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep -E \
+  'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+passed=0; failed=0; skipped=0
+while read -r t f e s; do
+  passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
+done < <(python3 - <<'PY'
+import glob, xml.etree.ElementTree as ET
+for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
+    r = ET.parse(p).getroot()
+    print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
+PY
+)
+helm_line=$(bash helm/tests/run.sh 2>&1 | tee target-helm.log | tail -n 1)
+echo "helm: $helm_line"
+if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+else
+  echo "helm tests did not report a result (see target-helm.log)"; status=1; failed=$((failed + 1))
+fi
+[ "$passed" -gt 0 ] || status=1
+echo "$passed passed, $failed failed, $skipped skipped"
+exit $status

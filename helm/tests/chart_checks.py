@@ -1,0 +1,767 @@
+#!/usr/bin/env python3
+"""Checks of the aws-csi-driver chart.
+
+For every value set in values/: render with helm template, validate the manifests offline with kubeconform
+(Kubernetes schemas from the kubernetes-validate package, CRD schemas from schemas/), and assert what matters for
+a CSI driver: node plugins privileged with Bidirectional kubelet mounts, leader election on every controller
+sidecar, lease verbs in RBAC, no privileged controller, the startup taint tolerated, Fargate and hybrid nodes
+excluded, node ports that do not clash. Then check that values.schema.json refuses invalid values.
+
+Prints one line per check and ends with "N passed, N failed"; exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+CHART = HERE.parent / "aws-csi-driver"
+VALUE_SETS = HERE / "values"
+CRD_SCHEMAS = HERE / "schemas"
+DEFAULT_KUBE_VERSION = "1.34.0"
+RELEASE_NAMESPACE = "kube-system"
+
+LEASE_VERBS = {"get", "watch", "list", "delete", "update", "create"}
+CONTROLLER_SIDECARS = {"csi-provisioner", "csi-attacher", "csi-resizer", "csi-snapshotter"}
+# Every flag the plugin may be given, from the driver's command-line contract.
+PLUGIN_FLAGS = {
+    "--driver", "--mode", "--endpoint", "--http-endpoint", "--log-format", "--log-level",
+    "--extra-tags", "--k8s-tag-cluster-id", "--modify-volume-request-handler-timeout",
+    "--volume-attach-limit", "--reserved-volume-attachments", "--legacy-xfs",
+    "--tags", "--delete-access-point-root-dir", "--vol-metrics-opt-in", "--vol-metrics-refresh-period",
+    "--vol-metrics-fs-rate-limit", "--force-unmount-after-timeout", "--unmount-timeout",
+    "--max-inflight-mount-calls",
+}
+
+
+@dataclass
+class Results:
+    passed: int = 0
+    failed: int = 0
+
+    def record(self, name: str, problems: list[str]) -> None:
+        if problems:
+            self.failed += 1
+            print(f"FAIL {name}")
+            for problem in problems:
+                print(f"     {problem}")
+        else:
+            self.passed += 1
+            print(f"PASS {name}")
+
+
+@dataclass
+class ValueSet:
+    """A values file plus the helm arguments and Kubernetes version its header comments ask for."""
+
+    path: Path
+    kube_version: str = DEFAULT_KUBE_VERSION
+    helm_args: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def load(path: Path) -> "ValueSet":
+        value_set = ValueSet(path)
+        for line in path.read_text().splitlines():
+            if match := re.match(r"#\s*helm-args:\s*(.+)$", line):
+                value_set.helm_args += match.group(1).split()
+            elif match := re.match(r"#\s*kube-version:\s*(\S+)$", line):
+                value_set.kube_version = match.group(1)
+        return value_set
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def values(self) -> dict:
+        return yaml.safe_load(self.path.read_text()) or {}
+
+
+class Tools:
+    def __init__(self, helm: str, kubeconform: str):
+        self.helm = helm
+        self.kubeconform = kubeconform
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), capture_output=True, text=True, check=False)
+
+    def template(self, kube_version: str, *args: str) -> subprocess.CompletedProcess:
+        return self.run(self.helm, "template", "aws-csi-driver", str(CHART), "--namespace", RELEASE_NAMESPACE,
+                        "--kube-version", kube_version, *args)
+
+
+# --- manifests ---------------------------------------------------------------------------------------------------
+
+def objects(docs: list[dict], kind: str) -> list[dict]:
+    return [d for d in docs if d.get("kind") == kind]
+
+
+def named(docs: list[dict], kind: str, name: str) -> dict | None:
+    return next((d for d in objects(docs, kind) if d["metadata"]["name"] == name), None)
+
+
+def pod_spec(workload: dict) -> dict:
+    return workload["spec"]["template"]["spec"]
+
+
+def containers(workload: dict) -> list[dict]:
+    return pod_spec(workload)["containers"]
+
+
+def controllers(docs: list[dict]) -> list[dict]:
+    return [d for d in objects(docs, "Deployment") if d["metadata"]["name"].endswith("-csi-controller")]
+
+
+def node_daemonsets(docs: list[dict]) -> list[dict]:
+    return [d for d in objects(docs, "DaemonSet") if d["metadata"]["name"].endswith("-csi-node")]
+
+
+def plugin(workload: dict) -> dict:
+    return next(c for c in containers(workload) if c["name"].endswith("-plugin"))
+
+
+def driver_of(workload: dict) -> str:
+    return workload["metadata"]["name"].split("-")[0]
+
+
+def flag_value(args: list[str], flag: str) -> str | None:
+    for i, arg in enumerate(args):
+        if arg == flag and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith(flag + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+# --- assertions on one rendered value set --------------------------------------------------------------------------
+
+def check_drivers_rendered(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for driver in ("ebs", "efs"):
+        enabled = values.get(driver, {}).get("enabled", driver == "ebs")
+        for kind, name in (("Deployment", f"{driver}-csi-controller"), ("DaemonSet", f"{driver}-csi-node"),
+                           ("CSIDriver", f"{driver}.csi.aws.com")):
+            present = named(docs, kind, name) is not None
+            if present != enabled:
+                problems.append(f"{kind} {name}: present={present} but {driver}.enabled={enabled}")
+    return problems
+
+
+def check_node_plugins(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for ds in node_daemonsets(docs):
+        name = ds["metadata"]["name"]
+        spec = pod_spec(ds)
+        container = plugin(ds)
+        if not container.get("securityContext", {}).get("privileged"):
+            problems.append(f"{name}: plugin container is not privileged")
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        kubelet_mounts = [m for m in container["volumeMounts"]
+                          if volumes.get(m["name"], {}).get("hostPath", {}).get("path") == "/var/lib/kubelet"]
+        if not kubelet_mounts:
+            problems.append(f"{name}: plugin does not mount the kubelet directory")
+        for mount in kubelet_mounts:
+            if mount.get("mountPropagation") != "Bidirectional":
+                problems.append(f"{name}: kubelet directory mounted with propagation {mount.get('mountPropagation')}")
+        for other in containers(ds):
+            if other is container:
+                continue
+            for mount in other.get("volumeMounts", []):
+                if mount.get("mountPropagation") == "Bidirectional":
+                    problems.append(f"{name}/{other['name']}: Bidirectional propagation outside the plugin")
+        host_paths = {v.get("hostPath", {}).get("path") for v in spec["volumes"]}
+        if driver_of(ds) == "ebs":
+            if "/dev" not in host_paths:
+                problems.append(f"{name}: /dev is not mounted")
+            if spec.get("hostNetwork"):
+                problems.append(f"{name}: EBS node should not use the host network")
+            pre_stop = container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", [])
+            if pre_stop[-1:] != ["pre-stop-hook"]:
+                problems.append(f"{name}: no pre-stop-hook preStop, got {pre_stop}")
+        else:
+            if not spec.get("hostNetwork"):
+                problems.append(f"{name}: EFS node must use the host network")
+            if "/var/run/efs" not in host_paths:
+                problems.append(f"{name}: efs-utils state dir /var/run/efs is not a hostPath")
+        if not any(v.get("hostPath", {}).get("path", "").endswith("/plugins_registry/") for v in spec["volumes"]):
+            problems.append(f"{name}: no kubelet plugin registration directory")
+    return problems
+
+
+def check_node_scheduling(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for ds in node_daemonsets(docs):
+        name = ds["metadata"]["name"]
+        spec = pod_spec(ds)
+        taint = f"{driver_of(ds)}.csi.aws.com/agent-not-ready"
+        tolerated = any(t.get("operator") == "Exists" and t.get("key") in (None, taint)
+                        for t in spec.get("tolerations", []))
+        if not tolerated:
+            problems.append(f"{name}: the startup taint {taint} is not tolerated")
+        terms = (spec.get("affinity", {}).get("nodeAffinity", {})
+                 .get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", []))
+        excluded = set()
+        for term in terms:
+            for expr in term.get("matchExpressions", []):
+                if expr["key"] == "eks.amazonaws.com/compute-type" and expr["operator"] == "NotIn":
+                    excluded.update(expr["values"])
+        for compute_type in ("fargate", "hybrid"):
+            if compute_type not in excluded:
+                problems.append(f"{name}: {compute_type} nodes are not excluded (required affinity)")
+        if spec.get("priorityClassName") != "system-node-critical":
+            problems.append(f"{name}: priorityClassName {spec.get('priorityClassName')}")
+    return problems
+
+
+def node_ports(ds: dict) -> set[int]:
+    ports = set()
+    for container in containers(ds):
+        ports.update(p["containerPort"] for p in container.get("ports", []))
+        for arg in container.get("args", []):
+            if match := re.match(r"--(?:health-port|http-endpoint)=(?:.*:)?(\d+)$", arg):
+                ports.add(int(match.group(1)))
+        if (endpoint := flag_value(container.get("args", []), "--http-endpoint")) is not None:
+            ports.add(int(endpoint.rsplit(":", 1)[1]))
+    return ports
+
+
+def check_node_ports(docs: list[dict], values: dict) -> list[str]:
+    """Both node pods run on every node; EFS's is in the host network, so their ports must not overlap."""
+    daemonsets = node_daemonsets(docs)
+    problems = []
+    seen: dict[int, str] = {}
+    for ds in daemonsets:
+        for port in node_ports(ds):
+            if port in seen:
+                problems.append(f"port {port} used by both {seen[port]} and {ds['metadata']['name']}")
+            seen[port] = ds["metadata"]["name"]
+    return problems
+
+
+def check_leader_election(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for deployment in controllers(docs):
+        sidecars = [c for c in containers(deployment) if c["name"] in CONTROLLER_SIDECARS]
+        if not sidecars:
+            problems.append(f"{deployment['metadata']['name']}: no controller sidecars")
+        for sidecar in sidecars:
+            if not any(a in ("--leader-election", "--leader-election=true") for a in sidecar.get("args", [])):
+                problems.append(f"{deployment['metadata']['name']}/{sidecar['name']}: no --leader-election")
+    return problems
+
+
+def check_controller_sidecars(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
+    problems = []
+    for deployment in controllers(docs):
+        name = deployment["metadata"]["name"]
+        present = {c["name"] for c in containers(deployment)}
+        if driver_of(deployment) == "ebs":
+            expected = {"ebs-plugin", "csi-provisioner", "csi-attacher", "csi-resizer", "liveness-probe"}
+            if snapshots:
+                expected.add("csi-snapshotter")
+        else:
+            expected = {"efs-plugin", "csi-provisioner", "liveness-probe"}
+        if present != expected:
+            problems.append(f"{name}: containers {sorted(present)}, expected {sorted(expected)}")
+        if deployment["spec"]["replicas"] != values.get("controller", {}).get("replicaCount", 2):
+            problems.append(f"{name}: replicas {deployment['spec']['replicas']}")
+        provisioner = next((c for c in containers(deployment) if c["name"] == "csi-provisioner"), None)
+        if provisioner:
+            args = provisioner["args"]
+            for required in ("--extra-create-metadata", "--timeout=60s", "--worker-threads=100",
+                             "--kube-api-qps=20", "--kube-api-burst=100"):
+                if required not in args:
+                    problems.append(f"{name}/csi-provisioner: missing {required}")
+            if not any(a.startswith("--feature-gates=Topology=true") for a in args):
+                problems.append(f"{name}/csi-provisioner: Topology feature gate missing")
+            if driver_of(deployment) == "ebs" and "--default-fstype=ext4" not in args:
+                problems.append(f"{name}/csi-provisioner: --default-fstype=ext4 missing")
+        affinity = pod_spec(deployment).get("affinity", {})
+        if "podAntiAffinity" not in affinity:
+            problems.append(f"{name}: no pod anti-affinity")
+        if pod_spec(deployment).get("priorityClassName") != "system-cluster-critical":
+            problems.append(f"{name}: priorityClassName {pod_spec(deployment).get('priorityClassName')}")
+    return problems
+
+
+def check_controller_security(docs: list[dict], values: dict) -> list[str]:
+    """No privileged controller container; the one exception is the EFS plugin asked to delete access point
+    directories, which mounts the file system itself."""
+    mount_allowed = values.get("controller", {}).get("deleteAccessPointRootDir", False)
+    problems = []
+    for deployment in controllers(docs):
+        spec = pod_spec(deployment)
+        if not spec.get("securityContext", {}).get("runAsNonRoot"):
+            problems.append(f"{deployment['metadata']['name']}: pod not runAsNonRoot")
+        for container in containers(deployment):
+            where = f"{deployment['metadata']['name']}/{container['name']}"
+            context = container.get("securityContext", {})
+            exempt = mount_allowed and container["name"] == "efs-plugin"
+            if context.get("privileged") and not exempt:
+                problems.append(f"{where}: privileged")
+            if exempt:
+                continue
+            if not context.get("readOnlyRootFilesystem"):
+                problems.append(f"{where}: root file system is writable")
+            if context.get("allowPrivilegeEscalation") is not False:
+                problems.append(f"{where}: privilege escalation allowed")
+    if mount_allowed:
+        efs = named(docs, "Deployment", "efs-csi-controller")
+        if efs and not plugin(efs).get("securityContext", {}).get("privileged"):
+            problems.append("efs-csi-controller: deleteAccessPointRootDir needs a privileged plugin")
+    return problems
+
+
+def role_bound_to(docs: list[dict], kind: str, role_kind: str, subject: str) -> list[dict]:
+    roles = []
+    for binding in objects(docs, kind):
+        if any(s.get("name") == subject for s in binding.get("subjects", [])):
+            role = named(docs, role_kind, binding["roleRef"]["name"])
+            if role:
+                roles.append(role)
+    return roles
+
+
+def check_lease_rbac(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for deployment in controllers(docs):
+        account = pod_spec(deployment)["serviceAccountName"]
+        roles = role_bound_to(docs, "RoleBinding", "Role", account)
+        verbs = set()
+        for role in roles:
+            for rule in role["rules"]:
+                if "coordination.k8s.io" in rule["apiGroups"] and "leases" in rule["resources"]:
+                    verbs.update(rule["verbs"])
+        if missing := LEASE_VERBS - verbs:
+            problems.append(f"{account}: lease verbs missing {sorted(missing)}")
+    return problems
+
+
+def granted(docs: list[dict], account: str) -> set[tuple[str, str, str]]:
+    """(apiGroup, resource, verb) triples granted by ClusterRoles bound to a service account."""
+    triples = set()
+    for role in role_bound_to(docs, "ClusterRoleBinding", "ClusterRole", account):
+        for rule in role["rules"]:
+            for group in rule["apiGroups"]:
+                for resource in rule["resources"]:
+                    for verb in rule["verbs"]:
+                        triples.add((group, resource, verb))
+    return triples
+
+
+def check_rbac(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    accounts = {sa["metadata"]["name"] for sa in objects(docs, "ServiceAccount")}
+    for binding in objects(docs, "ClusterRoleBinding") + objects(docs, "RoleBinding"):
+        role_kind = binding["roleRef"]["kind"]
+        if not named(docs, role_kind, binding["roleRef"]["name"]):
+            problems.append(f"{binding['metadata']['name']}: {role_kind} {binding['roleRef']['name']} not rendered")
+        for subject in binding["subjects"]:
+            if subject["name"] not in accounts:
+                problems.append(f"{binding['metadata']['name']}: service account {subject['name']} not rendered")
+    needs = {
+        "ebs-csi-controller-sa": [("", "persistentvolumes", "create"), ("", "persistentvolumeclaims", "update"),
+                                  ("storage.k8s.io", "volumeattachments", "patch"),
+                                  ("storage.k8s.io", "volumeattachments/status", "patch"),
+                                  ("", "persistentvolumeclaims/status", "patch"), ("", "events", "create"),
+                                  ("", "nodes", "get"), ("storage.k8s.io", "csinodes", "get")],
+        "efs-csi-controller-sa": [("", "persistentvolumes", "create"), ("", "persistentvolumes", "delete"),
+                                  ("", "events", "create"), ("storage.k8s.io", "csinodes", "get")],
+        "ebs-csi-node-sa": [("", "nodes", "get"), ("storage.k8s.io", "volumeattachments", "list")],
+        "efs-csi-node-sa": [("", "nodes", "get")],
+    }
+    if not values.get("node", {}).get("disableTaintWatcher"):
+        needs["ebs-csi-node-sa"].append(("", "nodes", "patch"))
+        needs["efs-csi-node-sa"].append(("", "nodes", "patch"))
+    for account, required in needs.items():
+        if account not in accounts:
+            continue
+        have = granted(docs, account)
+        for triple in required:
+            if triple not in have:
+                problems.append(f"{account}: not granted {triple}")
+        for group, resource, verb in have:
+            if resource == "secrets" or verb == "*" or resource == "*":
+                problems.append(f"{account}: broader than needed: {verb} {resource}")
+    for deployment in controllers(docs) + node_daemonsets(docs):
+        account = pod_spec(deployment)["serviceAccountName"]
+        if account not in accounts:
+            problems.append(f"{deployment['metadata']['name']}: service account {account} not rendered")
+    return problems
+
+
+def check_service_accounts(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for driver in ("ebs", "efs"):
+        for component in ("controller", "node"):
+            settings = values.get(driver, {}).get(component, {}).get("serviceAccount", {})
+            name = settings.get("name", f"{driver}-csi-{component}-sa")
+            account = named(docs, "ServiceAccount", name)
+            if account is None:
+                continue
+            annotation = account["metadata"].get("annotations", {}).get("eks.amazonaws.com/role-arn")
+            if annotation != (settings.get("roleArn") or None):
+                problems.append(f"{name}: role-arn annotation {annotation!r}, roleArn {settings.get('roleArn')!r}")
+    return problems
+
+
+def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    for workload in controllers(docs) + node_daemonsets(docs):
+        container = plugin(workload)
+        args = container["args"]
+        where = workload["metadata"]["name"]
+        for arg in args:
+            if arg.startswith("--") and arg.split("=", 1)[0] not in PLUGIN_FLAGS:
+                problems.append(f"{where}: flag {arg} is not in the driver's command line")
+        if flag_value(args, "--driver") != driver_of(workload):
+            problems.append(f"{where}: --driver {flag_value(args, '--driver')}")
+        mode = "controller" if workload["kind"] == "Deployment" else "node"
+        if flag_value(args, "--mode") != mode:
+            problems.append(f"{where}: --mode {flag_value(args, '--mode')}")
+        env = {e["name"]: e for e in container.get("env", [])}
+        if "CSI_ENDPOINT" not in env:
+            problems.append(f"{where}: CSI_ENDPOINT not set")
+        if mode == "node" and "CSI_NODE_NAME" not in env:
+            problems.append(f"{where}: CSI_NODE_NAME not set")
+        resources = container.get("resources", {})
+        if not resources.get("requests", {}).get("memory") or not resources.get("limits", {}).get("memory"):
+            problems.append(f"{where}: plugin memory request/limit missing")
+        mounts = {m["mountPath"] for m in container["volumeMounts"]}
+        if "/tmp" not in mounts:
+            problems.append(f"{where}: no writable /tmp for the JVM")
+    tags = values.get("controller", {}).get("extraVolumeTags")
+    ebs = named(docs, "Deployment", "ebs-csi-controller")
+    if tags and ebs:
+        expected = ",".join(f"{k}={v}" for k, v in sorted(tags.items()))
+        if flag_value(plugin(ebs)["args"], "--extra-tags") != expected:
+            problems.append(f"ebs-csi-controller: --extra-tags {flag_value(plugin(ebs)['args'], '--extra-tags')}")
+    return problems
+
+
+def check_csi_drivers(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    expectations = {
+        "ebs.csi.aws.com": {"attachRequired": True, "fsGroupPolicy": "File", "podInfoOnMount": False},
+        "efs.csi.aws.com": {"attachRequired": False},
+    }
+    for name, expected in expectations.items():
+        driver = named(docs, "CSIDriver", name)
+        if driver is None:
+            continue
+        for key, value in expected.items():
+            if driver["spec"].get(key) != value:
+                problems.append(f"{name}: {key}={driver['spec'].get(key)!r}, expected {value!r}")
+    return problems
+
+
+def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
+    problems = []
+    ebs_enabled = values.get("ebs", {}).get("enabled", True)
+    efs_enabled = values.get("efs", {}).get("enabled", False)
+    gp3 = named(docs, "StorageClass", "gp3")
+    if ebs_enabled:
+        if gp3 is None:
+            problems.append("default gp3 StorageClass missing")
+        else:
+            if gp3.get("provisioner") != "ebs.csi.aws.com" or gp3.get("parameters", {}).get("type") != "gp3":
+                problems.append(f"gp3: provisioner {gp3.get('provisioner')} parameters {gp3.get('parameters')}")
+            if gp3.get("allowVolumeExpansion") is not True:
+                problems.append("gp3: allowVolumeExpansion is not true")
+            if gp3.get("volumeBindingMode") != "WaitForFirstConsumer":
+                problems.append(f"gp3: volumeBindingMode {gp3.get('volumeBindingMode')}")
+    file_system = values.get("efsStorageClass", {}).get("fileSystemId")
+    efs_class = named(docs, "StorageClass", "efs-sc")
+    if efs_enabled and file_system:
+        if efs_class is None:
+            problems.append("EFS StorageClass efs-sc missing")
+        elif efs_class["parameters"].get("fileSystemId") != file_system or \
+                efs_class["parameters"].get("provisioningMode") != "efs-ap":
+            problems.append(f"efs-sc: parameters {efs_class['parameters']}")
+    elif efs_class is not None:
+        problems.append("efs-sc rendered without efs.enabled and a fileSystemId")
+    for entry in values.get("storageClasses", []):
+        rendered = named(docs, "StorageClass", entry["name"])
+        if rendered is None:
+            problems.append(f"StorageClass {entry['name']} missing")
+            continue
+        expected_provisioner = f"{entry.get('driver', 'ebs')}.csi.aws.com"
+        if rendered["provisioner"] != expected_provisioner:
+            problems.append(f"{entry['name']}: provisioner {rendered['provisioner']}")
+        if rendered["volumeBindingMode"] != entry.get("volumeBindingMode", "WaitForFirstConsumer"):
+            problems.append(f"{entry['name']}: volumeBindingMode {rendered['volumeBindingMode']}")
+    snapshot_classes = objects(docs, "VolumeSnapshotClass")
+    if ebs_enabled and snapshots:
+        names = {c["metadata"]["name"] for c in snapshot_classes}
+        expected_names = {"ebs-vsc"} | {c["name"] for c in values.get("volumeSnapshotClasses", [])}
+        if names != expected_names:
+            problems.append(f"VolumeSnapshotClasses {sorted(names)}, expected {sorted(expected_names)}")
+        for snapshot_class in snapshot_classes:
+            if snapshot_class.get("driver") != "ebs.csi.aws.com":
+                problems.append(f"{snapshot_class['metadata']['name']}: driver {snapshot_class.get('driver')}")
+    elif snapshot_classes:
+        problems.append("VolumeSnapshotClass rendered although the snapshot API is neither served nor forced")
+    return problems
+
+
+def check_disruption_budgets(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    budgets = objects(docs, "PodDisruptionBudget")
+    for deployment in controllers(docs):
+        labels = deployment["spec"]["selector"]["matchLabels"]
+        if not any(b["spec"]["selector"]["matchLabels"] == labels for b in budgets):
+            problems.append(f"{deployment['metadata']['name']}: no PodDisruptionBudget selects it")
+    return problems
+
+
+def check_metrics(docs: list[dict], values: dict) -> list[str]:
+    problems = []
+    monitors = objects(docs, "ServiceMonitor")
+    wanted = values.get("serviceMonitor", {}).get("enabled", False)
+    if wanted != bool(monitors):
+        problems.append(f"ServiceMonitor rendered={bool(monitors)}, serviceMonitor.enabled={wanted}")
+    services = objects(docs, "Service")
+    service_ports = {p["name"] for s in services for p in s["spec"]["ports"]}
+    for monitor in monitors:
+        for endpoint in monitor["spec"]["endpoints"]:
+            if endpoint["port"] not in service_ports:
+                problems.append(f"{monitor['metadata']['name']}: endpoint port {endpoint['port']} has no Service port")
+    for service in services:
+        selector = service["spec"]["selector"]
+        targets = [w for w in controllers(docs) + node_daemonsets(docs)
+                   if all(w["spec"]["template"]["metadata"]["labels"].get(k) == v for k, v in selector.items())]
+        if not targets:
+            problems.append(f"Service {service['metadata']['name']}: selects no workload")
+        for port in service["spec"]["ports"]:
+            names = {p["name"] for w in targets for c in containers(w) for p in c.get("ports", [])}
+            if port["targetPort"] not in names:
+                problems.append(f"Service {service['metadata']['name']}: targetPort {port['targetPort']} not declared")
+    return problems
+
+
+# --- offline schemas ----------------------------------------------------------------------------------------------
+
+def kubernetes_schema_dir(kube_version: str) -> Path:
+    import kubernetes_validate  # installed by run.sh into the project-local venv
+
+    base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    wanted = base / f"v{kube_version}-local-strict"
+    if not wanted.is_dir():
+        raise SystemExit(f"kubernetes-validate has no schemas for Kubernetes {kube_version} under {base}")
+    return wanted
+
+
+def standalone_schemas(source: Path, out: Path, files: Iterable[str]) -> None:
+    """kubernetes-validate's schemas point into a shared _definitions.json by absolute path; kubeconform reads
+    each schema on its own, so copy into each schema the definitions it reaches."""
+    definitions = json.loads((source / "_definitions.json").read_text())["$defs"]
+    out.mkdir(parents=True, exist_ok=True)
+    for file_name in files:
+        path = source / file_name
+        if not path.exists():
+            continue
+        text = path.read_text().replace('"/api/_definitions.json#/$defs/', '"#/$defs/')
+        schema = json.loads(text)
+        reached: dict[str, dict] = {}
+        pending = re.findall(r'"#/\$defs/([^"]+)"', text)
+        while pending:
+            name = pending.pop()
+            if name in reached:
+                continue
+            reached[name] = definitions[name]
+            pending += re.findall(r'"#/\$defs/([^"]+)"', json.dumps(definitions[name]))
+        schema["$defs"] = reached
+        (out / file_name).write_text(json.dumps(schema))
+
+
+def schema_file_name(doc: dict) -> str:
+    """kubeconform's {{ .ResourceKind }}{{ .KindSuffix }}.json."""
+    group_version = doc["apiVersion"].split("/")
+    suffix = "-" + group_version[0].split(".")[0].lower()
+    if len(group_version) > 1:
+        suffix += "-" + group_version[1].lower()
+    return f"{doc['kind'].lower()}{suffix}.json"
+
+
+def validate_offline(tools: Tools, manifest: str, docs: list[dict], kube_version: str, cache: Path) -> list[str]:
+    schemas = cache / f"v{kube_version}"
+    standalone_schemas(kubernetes_schema_dir(kube_version), schemas, {schema_file_name(d) for d in docs})
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False, dir=cache) as rendered:
+        rendered.write(manifest)
+    try:
+        result = tools.run(tools.kubeconform, "-strict", "-summary", "-output", "text",
+                           "-kubernetes-version", kube_version,
+                           "-schema-location", str(schemas) + "/{{ .ResourceKind }}{{ .KindSuffix }}.json",
+                           "-schema-location", str(CRD_SCHEMAS) + "/{{ .ResourceKind }}{{ .KindSuffix }}.json",
+                           rendered.name)
+    finally:
+        Path(rendered.name).unlink()
+    if result.returncode != 0:
+        return [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    if not re.search(r"Valid: [1-9]", result.stdout):
+        return [f"kubeconform validated nothing: {result.stdout.strip()}"]
+    return []
+
+
+# --- schema refusals ----------------------------------------------------------------------------------------------
+
+INVALID_VALUES = [
+    ("replicaCount as a word", ["--set-string", "controller.replicaCount=two"], "replicaCount"),
+    ("zero replicas", ["--set", "controller.replicaCount=0"], "replicaCount"),
+    ("unknown top-level key", ["--set", "controler.replicaCount=2"], "controler"),
+    ("unknown log level", ["--set", "controller.logLevel=verbose"], "logLevel"),
+    ("attach limit and reserved attachments together",
+     ["--set", "node.volumeAttachLimit=20", "--set", "node.reservedVolumeAttachments=2"], "reservedVolumeAttachments"),
+    ("EFS file system id malformed", ["--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=vol-1"],
+     "fileSystemId"),
+    ("snapshot class without deletionPolicy", ["--set", "volumeSnapshotClasses[0].name=x"], "deletionPolicy"),
+    ("storage class for an unknown driver",
+     ["--set", "storageClasses[0].name=x", "--set", "storageClasses[0].driver=fsx"], "driver"),
+    ("IRSA role that is not a role ARN", ["--set", "ebs.controller.serviceAccount.roleArn=my-role"], "roleArn"),
+]
+
+
+def check_refused(tools: Tools, args: list[str], field_name: str) -> list[str]:
+    result = tools.template(DEFAULT_KUBE_VERSION, *args)
+    if result.returncode == 0:
+        return [f"helm template accepted {' '.join(args)}"]
+    if field_name not in result.stderr:
+        return [f"refused, but the error does not name {field_name}: {result.stderr.strip()[:300]}"]
+    return []
+
+
+# --- IAM policies ---------------------------------------------------------------------------------------------------
+
+IAM = HERE.parent / "iam"
+# Mutating actions that may go without a tag condition, with the only resources they may name that way: the
+# snapshot a volume is restored from, and the instance a volume is attached to.
+UNCONDITIONED = {
+    ("ec2:CreateVolume", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:AttachVolume", "arn:aws:ec2:*:*:instance/*"),
+    ("ec2:DetachVolume", "arn:aws:ec2:*:*:instance/*"),
+}
+DRIVER_TAGS = {
+    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName"},
+    "efs-policy.json": {"efs.csi.aws.com/cluster"},
+}
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def check_iam_policy(file_name: str) -> list[str]:
+    """Least privilege: read-only Describe calls on *, every other action bound to a tag the driver sets."""
+    policy = json.loads((IAM / file_name).read_text())
+    problems = []
+    if policy.get("Version") != "2012-10-17":
+        problems.append(f"{file_name}: Version {policy.get('Version')}")
+    tags_used = set()
+    for statement in policy["Statement"]:
+        sid = statement.get("Sid", "?")
+        if statement.get("Effect") != "Allow" or "NotAction" in statement or "NotResource" in statement:
+            problems.append(f"{file_name}/{sid}: only plain Allow statements are expected")
+        actions = as_list(statement["Action"])
+        resources = as_list(statement["Resource"])
+        condition = statement.get("Condition", {})
+        for keys in condition.values():
+            for key in keys:
+                if match := re.match(r"^(?:aws|ec2):(?:Resource|Request)Tag/(.+)$", key):
+                    tags_used.add(match.group(1))
+        for action in actions:
+            if "*" in action:
+                problems.append(f"{file_name}/{sid}: wildcard action {action}")
+            read_only = action.split(":", 1)[1].startswith("Describe")
+            tagged = any(re.match(r"^(?:aws|ec2):(?:Resource|Request)Tag/", key) or key == "ec2:CreateAction"
+                         for keys in condition.values() for key in keys)
+            if read_only or tagged:
+                continue
+            for resource in resources:
+                if (action, resource) not in UNCONDITIONED:
+                    problems.append(f"{file_name}/{sid}: {action} on {resource} is not bound to a driver tag")
+    if missing := DRIVER_TAGS[file_name] - tags_used:
+        problems.append(f"{file_name}: never conditioned on {sorted(missing)}")
+    if unknown := tags_used - DRIVER_TAGS[file_name]:
+        problems.append(f"{file_name}: conditioned on tags the driver does not set: {sorted(unknown)}")
+    return problems
+
+
+# --- main ---------------------------------------------------------------------------------------------------------
+
+def parse(manifest: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all(manifest) if d]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--helm", required=True)
+    parser.add_argument("--kubeconform", required=True)
+    parser.add_argument("--cache", required=True, type=Path, help="directory for the generated schemas")
+    arguments = parser.parse_args()
+    tools = Tools(arguments.helm, arguments.kubeconform)
+    arguments.cache.mkdir(parents=True, exist_ok=True)
+    results = Results()
+
+    lint = tools.run(tools.helm, "lint", "--strict", str(CHART), "--kube-version", DEFAULT_KUBE_VERSION)
+    results.record("helm lint --strict (default values)", [] if lint.returncode == 0 else lint.stdout.splitlines())
+
+    default = tools.template(DEFAULT_KUBE_VERSION)
+    results.record("helm template (default values)", [] if default.returncode == 0 else [default.stderr])
+
+    for value_set in sorted((ValueSet.load(p) for p in VALUE_SETS.glob("*.yaml")), key=lambda v: v.name):
+        label = value_set.name
+        lint = tools.run(tools.helm, "lint", "--strict", str(CHART), "-f", str(value_set.path),
+                         "--kube-version", value_set.kube_version)
+        results.record(f"{label}: helm lint", [] if lint.returncode == 0 else lint.stdout.splitlines())
+        rendered = tools.template(value_set.kube_version, "-f", str(value_set.path), *value_set.helm_args)
+        if rendered.returncode != 0:
+            results.record(f"{label}: helm template", [rendered.stderr.strip()])
+            continue
+        docs = parse(rendered.stdout)
+        values = value_set.values
+        snapshots = bool(values.get("sidecars", {}).get("snapshotter", {}).get("forceEnable")) or \
+            "snapshot.storage.k8s.io/v1" in value_set.helm_args
+        results.record(f"{label}: kubeconform -strict (offline, Kubernetes {value_set.kube_version})",
+                       validate_offline(tools, rendered.stdout, docs, value_set.kube_version, arguments.cache))
+        checks: list[tuple[str, Callable[[], list[str]]]] = [
+            ("drivers rendered as enabled", lambda: check_drivers_rendered(docs, values)),
+            ("node plugins privileged, kubelet dir Bidirectional", lambda: check_node_plugins(docs, values)),
+            ("node startup taint tolerated, Fargate/hybrid excluded", lambda: check_node_scheduling(docs, values)),
+            ("node ports do not clash", lambda: check_node_ports(docs, values)),
+            ("leader election on every controller sidecar", lambda: check_leader_election(docs, values)),
+            ("controller sidecars and arguments", lambda: check_controller_sidecars(docs, values, snapshots)),
+            ("no privileged controller; non-root, read-only", lambda: check_controller_security(docs, values)),
+            ("lease verbs in RBAC", lambda: check_lease_rbac(docs, values)),
+            ("RBAC complete and no broader than needed", lambda: check_rbac(docs, values)),
+            ("service accounts annotated for IRSA", lambda: check_service_accounts(docs, values)),
+            ("plugin arguments within the driver's command line", lambda: check_plugin_args(docs, values)),
+            ("CSIDriver objects", lambda: check_csi_drivers(docs, values)),
+            ("storage and snapshot classes", lambda: check_classes(docs, values, snapshots)),
+            ("controller PodDisruptionBudgets", lambda: check_disruption_budgets(docs, values)),
+            ("metrics Services and ServiceMonitors", lambda: check_metrics(docs, values)),
+        ]
+        for name, check in checks:
+            results.record(f"{label}: {name}", check())
+
+    for name, args, field_name in INVALID_VALUES:
+        results.record(f"values.schema.json refuses {name}", check_refused(tools, args, field_name))
+
+    for file_name in sorted(DRIVER_TAGS):
+        results.record(f"IAM {file_name}: least privilege, scoped by the driver's tags", check_iam_policy(file_name))
+
+    print(f"{results.passed} passed, {results.failed} failed")
+    return 1 if results.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

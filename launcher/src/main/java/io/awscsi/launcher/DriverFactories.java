@@ -1,0 +1,226 @@
+package io.awscsi.launcher;
+
+import io.awscsi.aws.Environment;
+import io.awscsi.aws.k8s.KubernetesClientProvider;
+import io.awscsi.aws.k8s.StartupTaintRemover;
+import io.awscsi.aws.k8s.StartupTaintSettings;
+import io.awscsi.aws.limits.VolumeAttachLimitSettings;
+import io.awscsi.aws.limits.VolumeAttachLimits;
+import io.awscsi.aws.metadata.InstanceMetadata;
+import io.awscsi.aws.metadata.InstanceMetadataResolver;
+import io.awscsi.aws.metadata.MetadataUnavailableException;
+import io.awscsi.aws.metadata.NodeTopology;
+import io.awscsi.aws.sdk.AwsClientConfig;
+import io.awscsi.aws.sdk.AwsEndpoints;
+import io.awscsi.aws.sdk.AwsService;
+import io.awscsi.core.host.HostTools;
+import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.DriverProvider;
+import io.awscsi.core.provider.NodeInfo;
+import io.awscsi.core.provider.NodeProvider;
+import io.awscsi.ebs.controller.AttachmentObserver;
+import io.awscsi.ebs.controller.EbsControllerOptions;
+import io.awscsi.ebs.controller.EbsControllerProvider;
+import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.ebs.node.EbsNodeProvider;
+import io.awscsi.ebs.node.NvmeDeviceLocator;
+import io.awscsi.efs.cloud.EfsCloudFactory;
+import io.awscsi.efs.cloud.SdkEfsCloud;
+import io.awscsi.efs.controller.EfsControllerOptions;
+import io.awscsi.efs.controller.EfsControllerProvider;
+import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.node.EfsNodeOptions;
+import io.awscsi.efs.node.EfsNodeProvider;
+import io.awscsi.launcher.DriverOptions.DeviceBackend;
+import io.awscsi.launcher.DriverOptions.MountBackend;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.efs.EfsClient;
+import software.amazon.awssdk.services.sts.StsClient;
+
+/**
+ * Builds one driver's provider from the options: AWS clients (through aws-common's one client configuration),
+ * instance metadata for the node, and the EBS or EFS parts for the mode. Everything that needs closing is closed by
+ * the returned provider's {@code resources()}, in reverse order of creation.
+ */
+final class DriverFactories {
+
+  private static final Logger LOG = LogManager.getLogger(DriverFactories.class);
+  private static final Duration DEVICE_WAIT = Duration.ofSeconds(30);
+
+  private DriverFactories() {}
+
+  static DriverProvider create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+    Environment env = Environment.of(envMap);
+    Resources resources = new Resources();
+    try {
+      return switch (o.driver()) {
+        case EBS -> ebs(o, metrics, env, resources);
+        case EFS -> efs(o, metrics, env, resources);
+      };
+    } catch (RuntimeException e) {
+      resources.close();
+      throw e;
+    }
+  }
+
+  private static DriverProvider ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+    KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
+    Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
+    LoopDeviceBackend loops = null;
+    HostTools host = o.mode().node() || o.ebs().deviceBackend() == DeviceBackend.LOOP ? HostTools.create() : null;
+    if (o.ebs().deviceBackend() == DeviceBackend.LOOP) {
+      loops = resources.add(LoopDeviceBackend.open(o.ebs().loopStateDir(), host.loops(),
+          LoopDeviceBackend.Retention.DELETE_FILES));
+    }
+    ControllerProvider controller = null;
+    if (o.mode().controller()) {
+      AwsClientConfig aws = clientConfig(env, metadata);
+      Ec2Client ec2 = resources.add(aws.configure(Ec2Client.builder(), AwsService.EC2,
+          c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())).endpointOverride(endpoint(env, AwsService.EC2)
+              .orElse(null)).build());
+      EbsControllerOptions options = EbsControllerOptions.defaults(aws.region().id())
+          .withExtraTags(o.ebs().extraTags())
+          .withK8sTagClusterId(o.ebs().k8sTagClusterId())
+          .withModifyVolumeRequestHandlerTimeout(o.ebs().modifyVolumeRequestHandlerTimeout());
+      AttachmentObserver observer = loops == null ? AttachmentObserver.NONE : new LoopAttachmentObserver(loops);
+      controller = EbsControllerProvider.create(options, ec2, metrics, observer);
+    }
+    NodeProvider node = null;
+    if (o.mode().node()) {
+      InstanceMetadata self = metadata.get();
+      VolumeAttachLimits limits = VolumeAttachLimits.withSettings(
+          new VolumeAttachLimitSettings(o.ebs().volumeAttachLimit(), o.ebs().reservedVolumeAttachments()));
+      NodeInfo info = new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
+          NodeTopology.segments(self, o.driver().csiName()));
+      NvmeDeviceLocator locator = loops != null ? loops.locator(DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
+      node = EbsNodeProvider.create(() -> info, locator, host, o.ebs().legacyXfs());
+      startTaintRemover(StartupTaintSettings.forEbs(), kube, env, resources);
+    }
+    return new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
+        Optional.ofNullable(node), true, resources);
+  }
+
+  private static DriverProvider efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+    KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
+    Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
+    HostTools host = HostTools.create();
+    EfsMountBackendKind backend = o.efs().mountBackend() == MountBackend.LOCAL
+        ? EfsMountBackendKind.LOCAL : EfsMountBackendKind.EFS_UTILS;
+    AwsClientConfig aws = clientConfig(env, metadata);
+    Supplier<EfsClient> efsClient = memoize(() -> resources.add(efsClient(aws, env, aws.credentialsFor(AwsService.EFS))));
+    Supplier<EfsCloudFactory> clouds = memoize(() -> EfsCloudFactory.create(efsClient.get(),
+        credentials -> resources.add(efsClient(aws, env, credentials)),
+        memoize(() -> resources.add(aws.configure(StsClient.builder(), AwsService.STS)
+            .endpointOverride(endpoint(env, AwsService.STS).orElse(null)).build())), metrics));
+    ControllerProvider controller = null;
+    String zone = "";
+    if (o.mode().controller()) {
+      if (o.mode().node()) {
+        zone = metadata.get().availabilityZone();
+      }
+      controller = EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
+          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone),
+          clouds.get(), host.mounter());
+    }
+    NodeProvider node = null;
+    if (o.mode().node()) {
+      InstanceMetadata self = metadata.get();
+      NodeInfo info = new NodeInfo(self.instanceId(), 0, NodeTopology.segments(self, o.driver().csiName()));
+      EfsNodeOptions options = new EfsNodeOptions(o.efs().volMetricsOptIn(), o.efs().volMetricsRefreshPeriod(),
+          o.efs().volMetricsFsRateLimit(), o.efs().forceUnmountAfterTimeout(), o.efs().unmountTimeout(),
+          o.efs().maxInflightMountCalls(), backend, o.efs().localRoot());
+      node = EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
+          () -> SdkEfsCloud.create(efsClient.get(), metrics));
+      startTaintRemover(StartupTaintSettings.forEfs(), kube, env, resources);
+    }
+    return new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
+        Optional.ofNullable(node), true, resources);
+  }
+
+  private static EfsClient efsClient(AwsClientConfig aws, Environment env,
+      software.amazon.awssdk.auth.credentials.AwsCredentialsProvider credentials) {
+    return aws.configure(EfsClient.builder(), AwsService.EFS, c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        .endpointOverride(endpoint(env, AwsService.EFS).orElse(null))
+        .credentialsProvider(credentials).build();
+  }
+
+  /** Instance metadata, resolved once on first use (the controller needs it only without AWS_REGION). */
+  private static Supplier<InstanceMetadata> metadata(Environment env, KubernetesClientProvider kube,
+      Resources resources) {
+    return memoize(() -> {
+      InstanceMetadataResolver resolver = resources.add(
+          InstanceMetadataResolver.standard(InstanceMetadataResolver.DEFAULT_SOURCES, env, kube));
+      try {
+        InstanceMetadata m = resolver.resolve();
+        LOG.info("instance metadata from {}: {} ({}) in {}", resolver.sourceNames(), m.instanceId(),
+            m.instanceType(), m.availabilityZone());
+        return m;
+      } catch (MetadataUnavailableException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    });
+  }
+
+  private static AwsClientConfig clientConfig(Environment env, Supplier<InstanceMetadata> metadata) {
+    return AwsClientConfig.builder(env).regionFallback(() -> metadata.get().region()).build();
+  }
+
+  /**
+   * The endpoint from the environment map, set explicitly: the SDK reads AWS_ENDPOINT_URL* from the process
+   * environment only, and the local runtime hands drivers their environment as a map.
+   */
+  private static Optional<java.net.URI> endpoint(Environment env, AwsService service) {
+    return AwsEndpoints.fromEnvironment(env).resolve(service).map(AwsEndpoints.Endpoint::uri);
+  }
+
+  private static void startTaintRemover(StartupTaintSettings settings, KubernetesClientProvider kube, Environment env,
+      Resources resources) {
+    StartupTaintRemover remover = resources.add(new StartupTaintRemover(settings, kube, env));
+    remover.start();
+  }
+
+  private static <T> Supplier<T> memoize(Supplier<T> supplier) {
+    return new Supplier<>() {
+      private T value;
+
+      @Override
+      public synchronized T get() {
+        if (value == null) {
+          value = supplier.get();
+        }
+        return value;
+      }
+    };
+  }
+
+  /** What the driver must close at shutdown, closed last-created first. */
+  static final class Resources implements AutoCloseable {
+    private final Deque<AutoCloseable> items = new ArrayDeque<>();
+
+    synchronized <T extends AutoCloseable> T add(T item) {
+      items.push(item);
+      return item;
+    }
+
+    @Override
+    public synchronized void close() {
+      while (!items.isEmpty()) {
+        try {
+          items.pop().close();
+        } catch (Exception e) {
+          LOG.warn("closing {} failed: {}", e.getClass().getSimpleName(), e.getMessage());
+        }
+      }
+    }
+  }
+}

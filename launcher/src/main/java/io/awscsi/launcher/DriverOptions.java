@@ -1,0 +1,151 @@
+package io.awscsi.launcher;
+
+import io.awscsi.core.logging.LoggingSetup;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.logging.log4j.Level;
+
+/**
+ * Everything the serving process is configured with, validated when parsed so a bad flag stops the start with one
+ * line saying what to fix. Flag names match the upstream drivers where they overlap.
+ */
+public record DriverOptions(
+    Driver driver,
+    Mode mode,
+    String endpoint,
+    String httpEndpoint,
+    LoggingSetup.Format logFormat,
+    Level logLevel,
+    Duration shutdownGrace,
+    String imdsEndpoint,
+    Ebs ebs,
+    Efs efs) {
+
+  public enum Driver {
+    EBS("ebs.csi.aws.com"), EFS("efs.csi.aws.com");
+
+    private final String csiName;
+
+    Driver(String csiName) {
+      this.csiName = csiName;
+    }
+
+    public String csiName() {
+      return csiName;
+    }
+  }
+
+  public enum Mode {
+    CONTROLLER, NODE, ALL;
+
+    public boolean controller() {
+      return this != NODE;
+    }
+
+    public boolean node() {
+      return this != CONTROLLER;
+    }
+  }
+
+  /** Where attached EBS volumes appear: real NVMe devices, or loop devices of the local runtime. */
+  public enum DeviceBackend { NVME, LOOP }
+
+  /** How EFS file systems are mounted: efs-utils, or bind mounts of local directories in the local runtime. */
+  public enum MountBackend { EFS_UTILS, LOCAL }
+
+  /** EBS flags (controller and node). */
+  public record Ebs(Map<String, String> extraTags, String k8sTagClusterId, Duration modifyVolumeRequestHandlerTimeout,
+      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, DeviceBackend deviceBackend,
+      Path loopStateDir) {}
+
+  /** EFS flags (controller and node). */
+  public record Efs(Map<String, String> tags, boolean deleteAccessPointRootDir, boolean volMetricsOptIn,
+      Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit, boolean forceUnmountAfterTimeout,
+      Duration unmountTimeout, int maxInflightMountCalls, MountBackend mountBackend, Path localRoot) {}
+
+  static final Set<String> BOOLEANS = Set.of("legacy-xfs", "delete-access-point-root-dir", "vol-metrics-opt-in",
+      "force-unmount-after-timeout", "version", "help");
+
+  static final Set<String> KNOWN = Set.of("driver", "mode", "endpoint", "http-endpoint", "log-format", "log-level",
+      "shutdown-grace", "imds-endpoint",
+      "extra-tags", "k8s-tag-cluster-id", "modify-volume-request-handler-timeout", "volume-attach-limit",
+      "reserved-volume-attachments", "legacy-xfs", "device-backend", "loop-state-dir",
+      "tags", "delete-access-point-root-dir", "vol-metrics-opt-in", "vol-metrics-refresh-period",
+      "vol-metrics-fs-rate-limit", "force-unmount-after-timeout", "unmount-timeout", "max-inflight-mount-calls",
+      "efs-mount-backend", "efs-local-root", "version", "help");
+
+  public static DriverOptions parse(String[] args, Map<String, String> env) {
+    Flags f = Flags.parse(args, KNOWN, BOOLEANS);
+    if (!f.positional().isEmpty()) {
+      throw new IllegalArgumentException("unexpected argument " + f.positional().getFirst() + " (see --help)");
+    }
+    Driver driver = choice("driver", f.string("driver", "ebs"), Driver.class);
+    Mode mode = choice("mode", f.string("mode", "all"), Mode.class);
+    String endpoint = f.string("endpoint", env.getOrDefault("CSI_ENDPOINT", "unix:///tmp/csi.sock"));
+    int attachLimit = f.integer("volume-attach-limit", -1);
+    int reserved = f.integer("reserved-volume-attachments", -1);
+    if (attachLimit >= 0 && reserved >= 0) {
+      throw new IllegalArgumentException("--volume-attach-limit and --reserved-volume-attachments cannot be combined");
+    }
+    Ebs ebs = new Ebs(keyValues("extra-tags", f.string("extra-tags", ""), ",", "="),
+        f.string("k8s-tag-cluster-id", ""), f.duration("modify-volume-request-handler-timeout", Duration.ofSeconds(2)),
+        attachLimit, reserved, f.bool("legacy-xfs"),
+        choice("device-backend", f.string("device-backend", "nvme"), DeviceBackend.class),
+        Path.of(f.string("loop-state-dir", "/var/lib/aws-csi-driver/loop")));
+    int maxInflight = f.integer("max-inflight-mount-calls", -1);
+    Efs efs = new Efs(keyValues("tags", f.string("tags", ""), " ", ":"), f.bool("delete-access-point-root-dir"),
+        f.bool("vol-metrics-opt-in"), f.duration("vol-metrics-refresh-period", Duration.ofMinutes(240)),
+        positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit", 5)),
+        f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
+        choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
+        Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")));
+    return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
+        choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
+        Level.toLevel(f.string("log-level", "info"), Level.INFO),
+        f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""), ebs, efs);
+  }
+
+  private static <E extends Enum<E>> E choice(String flag, String value, Class<E> type) {
+    String wanted = value.trim().toUpperCase().replace('-', '_');
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equals(wanted)) {
+        return e;
+      }
+    }
+    StringBuilder allowed = new StringBuilder();
+    for (E e : type.getEnumConstants()) {
+      allowed.append(allowed.isEmpty() ? "" : "|").append(e.name().toLowerCase().replace('_', '-'));
+    }
+    throw new IllegalArgumentException("--" + flag + " must be " + allowed + ", got " + value);
+  }
+
+  private static int positive(String flag, int value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException("--" + flag + " must be positive, got " + value);
+    }
+    return value;
+  }
+
+  /**
+   * Parses {@code k=v,k2=v2} (EBS --extra-tags) or {@code k:v k2:v2} (EFS --tags, where a backslash escapes the
+   * separator as upstream allows).
+   */
+  static Map<String, String> keyValues(String flag, String value, String separator, String assign) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (value.isBlank()) {
+      return out;
+    }
+    for (String pair : value.trim().split("(?<!\\\\)" + java.util.regex.Pattern.quote(separator) + "+")) {
+      String p = pair.replace("\\" + separator, separator);
+      int at = p.indexOf(assign);
+      if (at <= 0) {
+        throw new IllegalArgumentException("--" + flag + " entry '" + p + "' must look like key" + assign + "value");
+      }
+      out.put(p.substring(0, at).trim(), p.substring(at + 1).trim());
+    }
+    return out;
+  }
+}

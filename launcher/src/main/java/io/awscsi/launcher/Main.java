@@ -1,0 +1,113 @@
+package io.awscsi.launcher;
+
+import io.awscsi.core.logging.LoggingSetup;
+import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.metrics.ProcessMetrics;
+import io.awscsi.core.provider.DriverProvider;
+import io.awscsi.core.server.CsiEndpoint;
+import io.awscsi.core.server.DriverRuntime;
+import io.awscsi.core.server.HttpEndpoint;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.Map;
+import org.apache.logging.log4j.LogManager;
+
+/**
+ * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
+ * Subcommands: {@code local} (the local runtime on emulated AWS), {@code client} (call an RPC by hand),
+ * {@code pre-stop-hook} (EBS node preStop).
+ */
+public final class Main {
+
+  /** Exit code for a configuration error the operator must fix. */
+  static final int EXIT_USAGE = 2;
+  static final int EXIT_FAILURE = 1;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    int code = run(args, System.getenv(), System.out, System.err);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+    if (args.length > 0 && !args[0].startsWith("--")) {
+      String[] rest = Arrays.copyOfRange(args, 1, args.length);
+      return switch (args[0]) {
+        case "local" -> LocalRuntime.run(rest, env, out, err);
+        case "client" -> client(rest, env, out, err);
+        case "pre-stop-hook" -> PreStopHook.run(env, err);
+        case "serve" -> serve(rest, env, out, err);
+        default -> {
+          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client or pre-stop-hook");
+          yield EXIT_USAGE;
+        }
+      };
+    }
+    return serve(args, env, out, err);
+  }
+
+  static int serve(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+    DriverOptions options;
+    CsiEndpoint endpoint;
+    InetSocketAddress http;
+    try {
+      if (Arrays.asList(args).contains("--version")) {
+        out.println("aws-csi-driver " + BuildInfo.version());
+        return 0;
+      }
+      if (Arrays.asList(args).contains("--help")) {
+        out.println(Usage.TEXT);
+        return 0;
+      }
+      options = DriverOptions.parse(args, env);
+      endpoint = CsiEndpoint.parse(options.endpoint());
+      http = options.httpEndpoint().isEmpty() ? null : HttpEndpoint.parseAddress(options.httpEndpoint());
+    } catch (IllegalArgumentException e) {
+      err.println("aws-csi-driver: " + e.getMessage());
+      return EXIT_USAGE;
+    }
+    LoggingSetup.configure(options.logFormat(), options.logLevel());
+    var log = LogManager.getLogger(Main.class);
+    MetricsRegistry metrics = new MetricsRegistry();
+    ProcessMetrics.register(metrics);
+    DriverRuntime runtime;
+    try {
+      DriverProvider provider = DriverFactories.create(options, metrics, env);
+      runtime = DriverRuntime.start(provider, endpoint, http, metrics, options.shutdownGrace());
+    } catch (Exception e) {
+      log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
+      err.println("aws-csi-driver: cannot start: " + e.getMessage());
+      return EXIT_FAILURE;
+    }
+    // SIGTERM and SIGINT run shutdown hooks: stop accepting calls, let running ones finish, remove the socket.
+    Thread hook = Thread.ofPlatform().name("shutdown").unstarted(runtime::close);
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      runtime.awaitTermination();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+
+  static int client(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+    try {
+      Flags f = Flags.parse(args, java.util.Set.of("endpoint"), java.util.Set.of());
+      if (f.positional().isEmpty()) {
+        err.println("usage: aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']");
+        return EXIT_USAGE;
+      }
+      String endpoint = f.string("endpoint", env.getOrDefault("CSI_ENDPOINT", "unix:///tmp/csi.sock"));
+      CsiEndpoint.parse(endpoint);
+      return CsiClient.run(endpoint, f.positional().get(0), f.positional().size() > 1 ? f.positional().get(1) : "{}",
+          out, err);
+    } catch (IllegalArgumentException e) {
+      err.println("aws-csi-driver client: " + e.getMessage());
+      return EXIT_USAGE;
+    }
+  }
+}

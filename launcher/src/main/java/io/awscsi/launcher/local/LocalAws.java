@@ -1,0 +1,125 @@
+package io.awscsi.launcher.local;
+
+import io.awscsi.realism.CallStats;
+import io.awscsi.realism.RealismProfile;
+import io.awscsi.realism.RealismProxy;
+import io.awscsi.realism.process.MetadataMock;
+import io.awscsi.realism.process.MotoServer;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.InstanceType;
+import software.amazon.awssdk.services.efs.EfsClient;
+
+/**
+ * Emulated AWS on loopback for the local runtime and the end-to-end tests: moto's server behind the project's realism
+ * layer, one EC2 instance that plays "this node", the IMDS emulator reporting that same instance, and one EFS file
+ * system. Closing it stops every process it started.
+ */
+public final class LocalAws implements AutoCloseable {
+
+  public static final String REGION = "us-east-1";
+  public static final String ZONE = "us-east-1a";
+  public static final String INSTANCE_TYPE = "m5.large";
+
+  private final MotoServer moto;
+  private final RealismProxy proxy;
+  private final MetadataMock imds;
+  private final String instanceId;
+  private final String fileSystemId;
+
+  private LocalAws(MotoServer moto, RealismProxy proxy, MetadataMock imds, String instanceId, String fileSystemId) {
+    this.moto = moto;
+    this.proxy = proxy;
+    this.imds = imds;
+    this.instanceId = instanceId;
+    this.fileSystemId = fileSystemId;
+  }
+
+  public static LocalAws start(RealismProfile profile) {
+    MotoServer moto = MotoServer.start();
+    RealismProxy proxy = null;
+    try {
+      proxy = RealismProxy.builder().upstream(moto.endpoint()).profile(profile).start();
+      String instanceId;
+      String fileSystemId;
+      try (Ec2Client ec2 = ec2(proxy.endpoint()); EfsClient efs = efs(proxy.endpoint())) {
+        // moto starts without its default AMIs (faster resets) and accepts any image id.
+        String ami = "ami-0123456789abcdef0";
+        instanceId = ec2.runInstances(r -> r.imageId(ami).minCount(1).maxCount(1)
+                .instanceType(InstanceType.fromValue(INSTANCE_TYPE)).placement(p -> p.availabilityZone(ZONE)))
+            .instances().getFirst().instanceId();
+        fileSystemId = efs.createFileSystem(r -> r.creationToken("aws-csi-local").encrypted(true)).fileSystemId();
+      }
+      MetadataMock imds = MetadataMock.builder().instanceId(instanceId).instanceType(INSTANCE_TYPE)
+          .availabilityZone(ZONE).start();
+      proxy.resetStats();
+      return new LocalAws(moto, proxy, imds, instanceId, fileSystemId);
+    } catch (RuntimeException e) {
+      if (proxy != null) {
+        proxy.close();
+      }
+      moto.close();
+      throw e;
+    }
+  }
+
+  /** The environment a driver process needs to use this emulated AWS. */
+  public Map<String, String> driverEnvironment() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("AWS_REGION", REGION);
+    env.put("AWS_ENDPOINT_URL", proxy.endpoint().toString());
+    // No credentials: for a loopback endpoint the client configuration uses dummy keys on its own.
+    env.put("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint().toString());
+    env.put("DISABLE_TAINT_WATCHER", "true");
+    return env;
+  }
+
+  public String instanceId() {
+    return instanceId;
+  }
+
+  public String fileSystemId() {
+    return fileSystemId;
+  }
+
+  public URI endpoint() {
+    return proxy.endpoint();
+  }
+
+  public URI imdsEndpoint() {
+    return imds.endpoint();
+  }
+
+  public CallStats stats() {
+    return proxy.stats();
+  }
+
+  public RealismProxy proxy() {
+    return proxy;
+  }
+
+  public static Ec2Client ec2(URI endpoint) {
+    return Ec2Client.builder().endpointOverride(endpoint).region(Region.of(REGION))
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")))
+        .httpClient(UrlConnectionHttpClient.create()).build();
+  }
+
+  public static EfsClient efs(URI endpoint) {
+    return EfsClient.builder().endpointOverride(endpoint).region(Region.of(REGION))
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")))
+        .httpClient(UrlConnectionHttpClient.create()).build();
+  }
+
+  @Override
+  public void close() {
+    imds.close();
+    proxy.close();
+    moto.close();
+  }
+}
