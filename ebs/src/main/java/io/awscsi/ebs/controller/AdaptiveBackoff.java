@@ -12,8 +12,12 @@ import java.util.Arrays;
 final class AdaptiveBackoff {
 
   private static final int WINDOW = 64;
-  /** Polls after the first that keep the plain step: together they cover the usual spread of EC2's latency. */
-  private static final int FLAT_POLLS = 8;
+  /**
+   * Polls after the first that keep the plain step, covering the usual spread of EC2's latency. The step is below the
+   * batch interval on purpose: the batcher paces the Describe calls, so a poll simply joins the next batch and the
+   * change is seen one batch after it happened.
+   */
+  private static final int FLAT_POLLS = 16;
 
   private final Duration initial;
   private final Duration min;
