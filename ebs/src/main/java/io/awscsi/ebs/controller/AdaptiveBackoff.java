@@ -6,12 +6,18 @@ import java.util.Arrays;
 /**
  * Polling delays for one kind of EC2 state change (creation, attach, detach, modification) that learn from how long
  * the recent ones took: the first poll comes at about 80% of the typical duration, then polls follow at the batch
- * interval and slowly spread out. Polls cost almost nothing under load (they join a batched Describe call that is
+ * interval for a few seconds and only then spread out. Polls cost almost nothing under load (they join a batched Describe call that is
  * made anyway), so fine-grained polling after the first is what keeps the latency tail short.
  */
 final class AdaptiveBackoff {
 
   private static final int WINDOW = 64;
+  /**
+   * Polls after the first that keep the plain step, covering the usual spread of EC2's latency. The step is below the
+   * batch interval on purpose: the batcher paces the Describe calls, so a poll simply joins the next batch and the
+   * change is seen one batch after it happened.
+   */
+  private static final int FLAT_POLLS = 16;
 
   private final Duration initial;
   private final Duration min;
@@ -44,7 +50,8 @@ final class AdaptiveBackoff {
 
   /** The pause before poll {@code poll} (0-based). */
   Duration delay(int poll) {
-    double d = poll == 0 ? firstDelayMillis() : step.toMillis() * Math.pow(growth, poll - 1);
+    double d = poll == 0 ? firstDelayMillis()
+        : step.toMillis() * Math.pow(growth, Math.max(0, poll - 1 - FLAT_POLLS));
     return Duration.ofMillis((long) Math.clamp(d, min.toMillis(), max.toMillis()));
   }
 

@@ -84,7 +84,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       DiskSpec spec = spec(request, parameters, multiAttach, deadline);
       Disk disk = findByName(request.name(), deadline)
           .map(existing -> requireCompatible(existing, spec, request.name()))
-          .orElseGet(() -> create(request.name(), spec, deadline));
+          .orElseGet(() -> createFresh(request.name(), spec, deadline));
       Disk ready = awaitAvailable(disk, request.name(), deadline);
       switch (request.source()) {
         case VolumeSource.FromSnapshot s -> observer.createdFrom(ready.volumeId(), s.snapshotId());
@@ -212,6 +212,29 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     }
     LOG.info("CreateVolume: {} already exists as {}; returning it", name, existing.volumeId());
     return existing;
+  }
+
+  /**
+   * Creates the volume. EC2 answers a ClientToken it has seen with the volume it made then, even if that volume was
+   * deleted since (a name reused after DeleteVolume): such an answer is checked, and the name moves to its next token.
+   */
+  private Disk createFresh(String name, DiskSpec spec, CallDeadline deadline) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+      Disk made = create(name, spec, deadline);
+      if (made.state() == Disk.State.CREATING) {
+        return made;
+      }
+      Optional<Disk> now = ec2.disk(made.volumeId(), deadline);
+      if (now.isPresent() && (now.get().state() == Disk.State.AVAILABLE || now.get().state() == Disk.State.IN_USE
+          || now.get().state() == Disk.State.CREATING)) {
+        return now.get();
+      }
+      LOG.info("CreateVolume: the ClientToken of {} names volume {}, which is gone; using the next token", name,
+          made.volumeId());
+      tokens.advance(name);
+    }
+    throw DriverException.unavailable("CreateVolume " + name + ": EC2 keeps answering with deleted volumes; "
+        + "the retry uses a fresh ClientToken");
   }
 
   private Disk create(String name, DiskSpec spec, CallDeadline deadline) {

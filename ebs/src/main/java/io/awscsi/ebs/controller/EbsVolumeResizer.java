@@ -135,7 +135,8 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
         iops = target.iopsFromRatio(iopsPerGiB, disk.sizeGiB(), false);
         add.put(ResourceTags.IOPS_PER_GB_TAG, Integer.toString(iopsPerGiB));
       } else if (iops > 0) {
-        target.checkIops("iops", iops, disk.sizeGiB());
+        // The size may grow in the same merged change: EC2 checks the IOPS-per-GiB ratio against the final size.
+        target.checkIops("iops", iops);
       }
       if (throughput > 0) {
         target.checkThroughput("throughput", throughput);

@@ -28,9 +28,9 @@ final class VolumeAttachmentWaiter {
   private final Ec2Volumes ec2;
   private final Duration stuckAttaching;
   private final AdaptiveBackoff attachPolls = new AdaptiveBackoff(Duration.ofMillis(1000), Duration.ofMillis(200),
-      Duration.ofSeconds(5), Duration.ofMillis(500), 1.15);
+      Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
   private final AdaptiveBackoff detachPolls = new AdaptiveBackoff(Duration.ofMillis(1000), Duration.ofMillis(200),
-      Duration.ofSeconds(5), Duration.ofMillis(500), 1.15);
+      Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
   VolumeAttachmentWaiter(Ec2Volumes ec2, Duration stuckAttaching) {
     this.ec2 = ec2;

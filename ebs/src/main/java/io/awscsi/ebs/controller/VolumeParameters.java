@@ -152,7 +152,13 @@ public record VolumeParameters(
       return type.iopsFromRatio(iopsPerGiB, sizeGiB, allowAutoIopsPerGiBIncrease);
     }
     if (iops > 0) {
-      type.checkIops("iops", iops, sizeGiB);
+      type.checkIops("iops", iops);
+      int capped = type.capIops(iops, sizeGiB);
+      if (capped != iops) {
+        LOG.info("iops {} is more than a {} GiB {} volume can have; asking EC2 for {}", iops, sizeGiB, type.ec2Name(),
+            capped);
+      }
+      return capped;
     }
     return iops;
   }

@@ -97,8 +97,11 @@ public enum VolumeType {
     }
   }
 
-  /** InvalidArgument naming {@code field} when {@code iops} is not allowed for this type at {@code sizeGiB}. */
-  public void checkIops(String field, int iops, int sizeGiB) {
+  /**
+   * Checks provisioned IOPS against this type's range: InvalidArgument naming {@code field} when the type takes none
+   * or {@code iops} is below the type's minimum or above its maximum.
+   */
+  public void checkIops(String field, int iops) {
     if (!takesIops()) {
       throw DriverException.invalidArgument(field, "a " + ec2Name + " volume takes no provisioned IOPS; "
           + "use io1, io2 or gp3");
@@ -107,11 +110,15 @@ public enum VolumeType {
       throw DriverException.invalidArgument(field, ec2Name + " IOPS must be " + minIops + " to " + maxIops + "; got "
           + iops);
     }
-    long allowed = (long) maxIopsPerGiB * sizeGiB;
-    if (iops > minIops && iops > allowed) {
-      throw DriverException.invalidArgument(field, ec2Name + " allows at most " + maxIopsPerGiB + " IOPS per GiB, "
-          + allowed + " for " + sizeGiB + " GiB; got " + iops);
-    }
+  }
+
+  /**
+   * The IOPS EC2 accepts for {@code iops} at {@code sizeGiB}: capped at the type's IOPS-per-GiB ratio but never below
+   * its baseline, as upstream caps them (a 1 GiB gp3 volume gets its baseline 3000 IOPS whatever is asked above it).
+   */
+  public int capIops(int iops, int sizeGiB) {
+    long byCapacity = Math.max(minIops, (long) maxIopsPerGiB * sizeGiB);
+    return (int) Math.min(iops, Math.min(maxIops, byCapacity));
   }
 
   /** InvalidArgument naming {@code field} when {@code throughput} is not allowed for this type. */

@@ -119,6 +119,17 @@ class ProvisioningIntegrationTest {
   }
 
   @Test
+  void aNameReusedAfterDeleteGetsANewVolume() {
+    // EC2 answers a known ClientToken with the volume it made then, even once that volume is deleted.
+    Volume first = provider.provisioner().createVolume(volume("pvc-reuse", 1, Map.of()));
+    provider.provisioner().deleteVolume(first.volumeId(), Map.of());
+    Volume second = provider.provisioner().createVolume(volume("pvc-reuse", 1, Map.of()));
+    assertThat(second.volumeId()).isNotEqualTo(first.volumeId());
+    assertThat(env.ec2.describeVolumes(r -> r.volumeIds(second.volumeId())).volumes().getFirst().stateAsString())
+        .isEqualTo("available");
+  }
+
+  @Test
   void theSameNameWithOtherPropertiesIsAlreadyExists() {
     provider.provisioner().createVolume(volume("pvc-diff", 3, Map.of()));
     assertError(() -> provider.provisioner().createVolume(volume("pvc-diff", 5, Map.of())),

@@ -49,8 +49,10 @@ final class Requests {
   static void assertError(ThrowingCallable call, Class<? extends DriverError> kind, String... messageParts) {
     assertThatThrownBy(call).isInstanceOfSatisfying(DriverException.class, e -> {
       assertThat(e.error()).as(e.getMessage()).isInstanceOf(kind);
+      String text = e.error() instanceof DriverError.InvalidArgument ia ? ia.field() + ": " + e.getMessage()
+          : e.getMessage();
       for (String part : messageParts) {
-        assertThat(e.getMessage()).contains(part);
+        assertThat(text).contains(part);
       }
     });
   }

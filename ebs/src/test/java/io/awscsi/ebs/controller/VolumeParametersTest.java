@@ -126,11 +126,16 @@ class VolumeParametersTest {
   }
 
   @Test
-  void explicitIopsAreCheckedAgainstTheTypeAndSize() {
+  void explicitIopsAreCheckedAgainstTheTypeAndCappedBySize() {
     VolumeParameters p = VolumeParameters.parse(Map.of("type", "io1", "iops", "5000"), Map.of(), MOUNT);
     assertThat(p.iopsFor(100)).isEqualTo(5000);
-    assertThatThrownBy(() -> p.iopsFor(10)).isInstanceOf(DriverException.class).hasMessageContaining("50 IOPS per GiB");
+    assertThat(p.iopsFor(10)).isEqualTo(500);
+    VolumeParameters gp3 = VolumeParameters.parse(Map.of("type", "gp3", "iops", "3014"), Map.of(), MOUNT);
+    assertThat(gp3.iopsFor(1)).isEqualTo(3000);
+    assertThat(gp3.iopsFor(10)).isEqualTo(3014);
     VolumeParameters gp2 = VolumeParameters.parse(Map.of("type", "gp2", "iops", "5000"), Map.of(), MOUNT);
     assertThatThrownBy(() -> gp2.iopsFor(100)).hasMessageContaining("takes no provisioned IOPS");
+    VolumeParameters low = VolumeParameters.parse(Map.of("type", "io2", "iops", "50"), Map.of(), MOUNT);
+    assertThatThrownBy(() -> low.iopsFor(100)).hasMessageContaining("100 to 256000");
   }
 }
