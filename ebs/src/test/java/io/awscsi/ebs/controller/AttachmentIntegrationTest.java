@@ -95,6 +95,44 @@ class AttachmentIntegrationTest {
   }
 
   @Test
+  void devicesInUseOnTheInstanceAreSkippedAndARefusedNameIsReplaced() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    // A volume attached outside the driver holds /dev/xvdaa.
+    String foreign = env.ec2.createVolume(r -> r.availabilityZone(Ec2Environment.ZONE).size(1)).volumeId();
+    awaitAvailable(foreign);
+    env.ec2.attachVolume(r -> r.volumeId(foreign).instanceId(node).device("/dev/xvdaa"));
+    String vol1 = newVolume("pvc-dev1");
+    String first = attacher.publish(publish(vol1, node, Requests.MOUNT)).get("devicePath");
+    assertThat(first).isNotEqualTo("/dev/xvdaa");
+    attacher.unpublish(vol1, node, Map.of()); // this class's instances hold 3 volumes, root included
+
+    long attaches = env.proxy.stats().calls("ec2", "AttachVolume");
+    try (var fault = env.proxy.injectFault(io.awscsi.realism.Fault.ec2("AttachVolume",
+        io.awscsi.realism.AwsError.badRequest("InvalidParameterValue", "Invalid value '/dev/xvdzz' for unixDevice. "
+            + "Attachment point /dev/xvdzz is already in use")).times(1))) {
+      String second = attacher.publish(publish(newVolume("pvc-dev2"), node, Requests.MOUNT)).get("devicePath");
+      assertThat(second).isNotIn("/dev/xvdaa", first);
+      assertThat(fault.hits()).isEqualTo(1);
+    }
+    assertThat(env.proxy.stats().calls("ec2", "AttachVolume") - attaches).isEqualTo(2);
+  }
+
+  private void awaitAvailable(String volumeId) {
+    for (int i = 0; i < 100; i++) {
+      if (env.ec2.describeVolumes(r -> r.volumeIds(volumeId)).volumes().getFirst().stateAsString().equals("available")) {
+        return;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    throw new AssertionError(volumeId + " never became available");
+  }
+
+  @Test
   void concurrentPublishToTwoNodesGivesOneSuccessAndOneFailedPreconditionNamingTheNode() throws Exception {
     String vol = newVolume("pvc-race");
     String node1 = env.runInstance(Ec2Environment.ZONE);

@@ -228,6 +228,22 @@ class ProvisioningIntegrationTest {
   }
 
   @Test
+  void ec2LimitsAndRefusalsBecomeTheSpecsCodes() {
+    try (var fault = env.proxy.injectFault(io.awscsi.realism.Fault.ec2("CreateVolume",
+        io.awscsi.realism.AwsError.badRequest("VolumeLimitExceeded", "You have exceeded your maximum gp3 storage "
+            + "limit")))) {
+      assertError(() -> provider.provisioner().createVolume(volume("pvc-quota", 1, Map.of())),
+          DriverError.ResourceExhausted.class, "VolumeLimitExceeded", "quota");
+    }
+    try (var fault = env.proxy.injectFault(io.awscsi.realism.Fault.ec2("CreateVolume",
+        io.awscsi.realism.AwsError.of(403, "UnauthorizedOperation", "You are not authorized")))) {
+      assertError(() -> provider.provisioner().createVolume(volume("pvc-denied", 1, Map.of())),
+          DriverError.PermissionDenied.class, "IAM");
+    }
+    assertThat(volumesNamed("pvc-quota")).isEmpty();
+  }
+
+  @Test
   void deleteIsIdempotentAndRefusesAnAttachedVolume() {
     Volume v = provider.provisioner().createVolume(volume("pvc-del", 1, Map.of()));
     String node = env.runInstance(Ec2Environment.ZONE);
