@@ -41,7 +41,8 @@ public final class NodeLoadBenchmark {
     int n = args.length > 1 ? Integer.parseInt(args[1]) : 50;
     Path work = Files.createTempDirectory(Path.of("/tmp"), "nodeload-");
     Path socket = work.resolve("csi.sock");
-    try (LocalAws aws = LocalAws.start(RealismProfile.instant())) {
+    // One node holds all volumes: lift the emulated per-instance attachment limit above N.
+    try (LocalAws aws = LocalAws.start(RealismProfile.instant().withAttachmentLimit(n + 10))) {
       ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
           "--mode", "all", "--endpoint", "unix://" + socket, "--device-backend", "loop",
           "--loop-state-dir", work.resolve("loop").toString(), "--log-level", "warn")
@@ -59,7 +60,11 @@ public final class NodeLoadBenchmark {
           }
         }
       });
+      String nodeId = aws.instanceId();
       ManagedChannel channel = null;
+      List<String> volumes = java.util.Collections.synchronizedList(new ArrayList<>());
+      ControllerGrpc.ControllerBlockingStub controller = null;
+      NodeGrpc.NodeBlockingStub node = null;
       try {
         while (!Files.exists(socket)) {
           Thread.sleep(20);
@@ -70,38 +75,39 @@ public final class NodeLoadBenchmark {
         }
         Thread.sleep(2000);
         long idle = rssKiB(driver.pid());
-        var controller = ControllerGrpc.newBlockingStub(channel);
-        var node = NodeGrpc.newBlockingStub(channel);
+        controller = ControllerGrpc.newBlockingStub(channel);
+        node = NodeGrpc.newBlockingStub(channel);
+        var ctl = controller;
+        var nd = node;
         VolumeCapability ext4 = VolumeCapability.newBuilder().setMount(VolumeCapability.MountVolume.newBuilder()
             .setFsType("ext4")).setAccessMode(VolumeCapability.AccessMode.newBuilder()
             .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)).build();
-        String nodeId = aws.instanceId();
-        List<String> volumes = new ArrayList<>();
         long start = System.nanoTime();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
           List<Future<String>> created = new ArrayList<>();
           for (int i = 0; i < n; i++) {
             int k = i;
             created.add(pool.submit(() -> {
-              String id = controller.withDeadlineAfter(5, TimeUnit.MINUTES).createVolume(CreateVolumeRequest
+              String id = ctl.withDeadlineAfter(5, TimeUnit.MINUTES).createVolume(CreateVolumeRequest
                   .newBuilder().setName("load-" + k).addVolumeCapabilities(ext4)
                   .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(1L << 30)).build())
                   .getVolume().getVolumeId();
-              var ctx = controller.withDeadlineAfter(5, TimeUnit.MINUTES).controllerPublishVolume(
+              volumes.add(id);
+              var ctx = ctl.withDeadlineAfter(5, TimeUnit.MINUTES).controllerPublishVolume(
                   ControllerPublishVolumeRequest.newBuilder().setVolumeId(id).setNodeId(nodeId)
                       .setVolumeCapability(ext4).build()).getPublishContextMap();
               Path staging = Files.createDirectories(work.resolve("staging/" + id));
-              node.withDeadlineAfter(5, TimeUnit.MINUTES).nodeStageVolume(NodeStageVolumeRequest.newBuilder()
+              nd.withDeadlineAfter(5, TimeUnit.MINUTES).nodeStageVolume(NodeStageVolumeRequest.newBuilder()
                   .setVolumeId(id).putAllPublishContext(ctx).setStagingTargetPath(staging.toString())
                   .setVolumeCapability(ext4).build());
-              node.withDeadlineAfter(5, TimeUnit.MINUTES).nodePublishVolume(NodePublishVolumeRequest.newBuilder()
+              nd.withDeadlineAfter(5, TimeUnit.MINUTES).nodePublishVolume(NodePublishVolumeRequest.newBuilder()
                   .setVolumeId(id).putAllPublishContext(ctx).setStagingTargetPath(staging.toString())
                   .setTargetPath(work.resolve("pods/" + id).toString()).setVolumeCapability(ext4).build());
               return id;
             }));
           }
           for (Future<String> f : created) {
-            volumes.add(f.get());
+            f.get();
           }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -111,21 +117,26 @@ public final class NodeLoadBenchmark {
             n, seconds);
         System.out.printf("driver RSS: idle %d MiB, peak during the load %d MiB, steady with %d published %d MiB%n",
             idle / 1024, peak.get() / 1024, n, steady / 1024);
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-          for (String id : volumes) {
-            pool.submit(() -> {
-              node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
-                  .setTargetPath(work.resolve("pods/" + id).toString()).build());
-              node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
-                  .setStagingTargetPath(work.resolve("staging/" + id).toString()).build());
-              controller.controllerUnpublishVolume(ControllerUnpublishVolumeRequest.newBuilder().setVolumeId(id)
-                  .setNodeId(nodeId).build());
-              controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build());
-              return null;
-            });
+      } finally {
+        // Undo whatever was made, also after a failure, so no mount, loop device or volume is left behind.
+        var nd2 = node;
+        var ctl2 = controller;
+        if (nd2 != null) {
+          try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (String id : volumes) {
+              pool.submit(() -> {
+                nd2.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                      .setTargetPath(work.resolve("pods/" + id).toString()).build());
+                nd2.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                      .setStagingTargetPath(work.resolve("staging/" + id).toString()).build());
+                ctl2.controllerUnpublishVolume(ControllerUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                      .setNodeId(nodeId).build());
+                ctl2.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build());
+                return null;
+              });
+            }
           }
         }
-      } finally {
         if (channel != null) {
           channel.shutdownNow();
         }
