@@ -1,6 +1,7 @@
 package io.awscsi.core.logging;
 
 import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.apache.logging.log4j.core.config.builder.api.AppenderComponentBuilder;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
@@ -33,6 +34,12 @@ public final class LoggingSetup {
     b.add(b.newLogger("io.grpc", Level.WARN));
     b.add(b.newLogger("io.fabric8", Level.WARN));
     b.add(b.newRootLogger(level).add(b.newAppenderRef("stderr")));
-    Configurator.reconfigure(b.build());
+    BuiltConfiguration configuration = b.build(false);
+    // Starting log4j with this configuration skips finding and parsing the default XML file (an XML parser and
+    // ~300 classes the node plugin would otherwise load); where logging already started (tests), reconfigure.
+    LoggerContext context = Configurator.initialize(configuration);
+    if (context == null || context.getConfiguration() != configuration) {
+      Configurator.reconfigure(configuration);
+    }
   }
 }
