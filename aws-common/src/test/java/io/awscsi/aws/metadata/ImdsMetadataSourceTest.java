@@ -3,7 +3,11 @@ package io.awscsi.aws.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.aws.Environment;
-import io.awscsi.aws.testing.Ec2MetadataMockProcess;
+import io.awscsi.realism.process.MetadataMock;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,11 +18,12 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class ImdsMetadataSourceTest {
 
-  private static Ec2MetadataMockProcess mock;
+  private static MetadataMock mock;
 
   @BeforeAll
   static void startMock() throws Exception {
-    mock = Ec2MetadataMockProcess.start("i-0abc123def4567890", "m7i.large", "us-west-2", "us-west-2b", "usw2-az2");
+    mock = MetadataMock.builder().instanceId("i-0abc123def4567890").instanceType("m7i.large")
+        .availabilityZone("us-west-2b").availabilityZoneId("usw2-az2").start();
   }
 
   @AfterAll
@@ -30,7 +35,10 @@ class ImdsMetadataSourceTest {
 
   @Test
   void theMockRefusesRequestsWithoutASessionToken() throws Exception {
-    assertThat(mock.statusWithoutToken("/latest/meta-data/instance-id")).isEqualTo(401);
+    HttpResponse<Void> response = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(mock.endpoint() + "/latest/meta-data/instance-id")).GET().build(),
+        HttpResponse.BodyHandlers.discarding());
+    assertThat(response.statusCode()).isEqualTo(401);
   }
 
   @Test
