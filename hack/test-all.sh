@@ -9,7 +9,7 @@ export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
 rm -rf ./*/target/surefire-reports
 # -fae: every module runs even when an earlier one fails, so one run shows every failure.
-mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep -E \
+mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
   'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 passed=0; failed=0; skipped=0
