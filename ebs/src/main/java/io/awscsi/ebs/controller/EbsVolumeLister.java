@@ -64,13 +64,7 @@ final class EbsVolumeLister implements VolumeLister {
   static PublishedVolume published(Disk disk) {
     Volume volume = new Volume(disk.volumeId(), disk.sizeBytes(), Map.of(), ZoneSelector.accessibleTopology(
         disk.zone()), new VolumeSource.Empty());
-    String abnormal = switch (disk.state()) {
-      case ERROR -> "EC2 reports volume " + disk.volumeId() + " in state error";
-      default -> disk.attachments().stream().filter(a -> a.state() == Attachment.State.BUSY).findFirst()
-          .map(a -> "attachment to " + a.instanceId() + " is busy (the device is still in use on the node)")
-          .orElse("");
-    };
     return new PublishedVolume(volume, disk.attachments().stream()
-        .filter(a -> a.state() == Attachment.State.ATTACHED).map(Attachment::instanceId).toList(), abnormal);
+        .filter(a -> a.state() == Attachment.State.ATTACHED).map(Attachment::instanceId).toList());
   }
 }
