@@ -43,7 +43,8 @@ RUN --mount=type=cache,target=/root/.m2 --mount=type=cache,target=/root/go/pkg/m
 # jdk.unsupported (Netty and protobuf use sun.misc.Unsafe), jdk.naming.dns (JNDI DNS lookups), jdk.management
 # (process metrics).
 RUN modules="$(jdeps --ignore-missing-deps --multi-release 25 --print-module-deps \
-                 --class-path 'dist/aws-csi-driver/lib/*' dist/aws-csi-driver/lib/*.jar)" \
+                 --class-path 'dist/aws-csi-driver/lib/*:dist/aws-csi-driver/lib/controller/*' \
+                 dist/aws-csi-driver/lib/*.jar dist/aws-csi-driver/lib/controller/*.jar)" \
  && jlink --add-modules "${modules},jdk.unsupported,jdk.naming.dns,jdk.management" \
           --strip-debug --no-header-files --no-man-pages --compress=zip-6 \
           --output /opt/aws-csi-driver-jre
@@ -80,10 +81,13 @@ COPY --from=build /opt/aws-csi-driver-jre /opt/aws-csi-driver/jre
 COPY --from=build /src/dist/aws-csi-driver/ /opt/aws-csi-driver/
 ENV JAVA_HOME=/opt/aws-csi-driver/jre \
     PATH=/opt/aws-csi-driver/jre/bin:/opt/aws-csi-driver/bin:$PATH
-# AOT cache (JDK 25): a training run records the classes loaded and linked at start; the launcher passes
-# -XX:AOTCache=/opt/aws-csi-driver/app.aot to every later run, which starts faster and shares the mapped classes.
-RUN JAVA_OPTS="-XX:AOTCacheOutput=/opt/aws-csi-driver/app.aot" /opt/aws-csi-driver/bin/aws-csi-driver --version \
- && test -s /opt/aws-csi-driver/app.aot
+# AOT caches (JDK 25), one per driver and mode: a training run of that very process (against a loopback IMDS
+# stand-in) records the classes loaded and linked at start; the launcher passes -XX:AOTCache=aot/<driver>-<mode>.aot
+# to every later run of that driver and mode, which then starts about twice as fast.
+COPY hack/build-aot.sh hack/imds-standin.py /tmp/aot/
+RUN bash /tmp/aot/build-aot.sh /opt/aws-csi-driver \
+ && test -s /opt/aws-csi-driver/aot/ebs-node.aot \
+ && rm -rf /tmp/aot
 
 LABEL org.opencontainers.image.title="aws-csi-driver" \
       org.opencontainers.image.description="Amazon EBS and EFS CSI drivers (ebs.csi.aws.com, efs.csi.aws.com) in Java"

@@ -1,16 +1,40 @@
 #!/usr/bin/env bash
-# Builds dist/aws-csi-driver/app.aot, the JDK 25 AOT cache the launcher script uses when present: one training run
-# that starts the driver (gRPC, Netty epoll, log4j, the AWS SDK clients), answers a CSI call and stops on SIGTERM.
+# Builds the JDK 25 AOT caches the launcher script uses when present: dist/aws-csi-driver/aot/<driver>-<mode>.aot,
+# one per driver and mode, each from a training run of exactly that process (an AOT cache loads every class it holds
+# at start, so a cache trained on another mode would load classes this one never uses). Each run starts the driver
+# against a loopback IMDS stand-in, answers the calls its sidecars make first and stops on SIGTERM.
+# Usage: build-aot.sh [DIST_DIR] [driver-mode ...]   (default: ebs-node efs-node ebs-controller efs-controller)
 set -euo pipefail
-dist="${1:-dist/aws-csi-driver}"
-sock="/tmp/aws-csi-aot-$$.sock"
-rm -f "$dist/app.aot"
-AWS_REGION=us-east-1 DISABLE_TAINT_WATCHER=true JAVA_OPTS="-XX:AOTCacheOutput=$dist/app.aot -Xlog:aot=error" \
-  "$dist/bin/aws-csi-driver" --driver efs --mode controller --endpoint "unix://$sock" --log-level warn &
-pid=$!
-for _ in $(seq 1 300); do [ -S "$sock" ] && break; sleep 0.1; done
-"$dist/bin/aws-csi-driver" client --endpoint "unix://$sock" GetPluginInfo >/dev/null
-"$dist/bin/aws-csi-driver" client --endpoint "unix://$sock" Probe >/dev/null
-kill -TERM "$pid"
-wait "$pid" || true
-[ -s "$dist/app.aot" ] && echo "built $dist/app.aot ($(du -h "$dist/app.aot" | cut -f1))"
+dist="$(cd "${1:-dist/aws-csi-driver}" && pwd)"
+shift || true
+combos=("$@")
+[ ${#combos[@]} -gt 0 ] || combos=(ebs-node efs-node ebs-controller efs-controller)
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d /tmp/aws-csi-aot.XXXXXX)"
+python="$(command -v python3)"
+"$python" "$here/imds-standin.py" "$work/port" & imds=$!
+trap 'kill $imds 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+export AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$(cat "$work/port")" AWS_REGION=us-east-1 \
+  DISABLE_TAINT_WATCHER=true
+rm -rf "$dist/aot" "$dist/app.aot"
+mkdir -p "$dist/aot"
+for combo in "${combos[@]}"; do
+  driver="${combo%-*}" mode="${combo#*-}"
+  sock="$work/$combo.sock"
+  # The same flags as every later run (the launcher's defaults), plus the training output.
+  AWS_CSI_AOT_CACHE=none JAVA_OPTS="-XX:AOTCacheOutput=$dist/aot/$combo.aot -Xlog:aot=error" \
+    "$dist/bin/aws-csi-driver" --driver "$driver" --mode "$mode" --endpoint "unix://$sock" --log-level warn \
+    &
+  pid=$!
+  for _ in $(seq 1 300); do [ -S "$sock" ] && break; sleep 0.1; done
+  calls=(GetPluginInfo GetPluginCapabilities Probe)
+  if [ "$mode" = node ]; then calls+=(NodeGetCapabilities NodeGetInfo); else calls+=(ControllerGetCapabilities); fi
+  for call in "${calls[@]}"; do
+    AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$sock" "$call" >/dev/null
+  done
+  kill -TERM "$pid"
+  wait "$pid" || true
+  [ -s "$dist/aot/$combo.aot" ] || { echo "no AOT cache for $combo" >&2; exit 1; }
+  echo "built $dist/aot/$combo.aot ($(du -h "$dist/aot/$combo.aot" | cut -f1))"
+done

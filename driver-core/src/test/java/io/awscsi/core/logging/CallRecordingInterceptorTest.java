@@ -24,12 +24,12 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.List;
 import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.core.LogEvent;
+import io.awscsi.core.logging.backend.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Real calls through the services and the interceptor, with log4j2 output captured as an appender sees it. */
+/** Real calls through the services and the interceptor, with what the log backend writes captured. */
 class CallRecordingInterceptorTest {
 
   private static final String CALLS = "csi.calls";
@@ -122,46 +122,46 @@ class CallRecordingInterceptorTest {
 
   @Test
   void callFieldsAreInTheThreadContextForJsonLogs() {
-    List<LogEvent> events;
+    List<LogRecord> events;
     try (LogCapture capture = LogCapture.start(Level.INFO)) {
       server.controller().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId("vol-9").build());
-      events = capture.events().stream().filter(e -> e.getLoggerName().equals(CALLS)).toList();
+      events = capture.events().stream().filter(e -> e.loggerName().equals(CALLS)).toList();
     }
 
     assertThat(events).singleElement().satisfies(e -> {
-      assertThat(e.getLevel()).isEqualTo(Level.INFO);
-      assertThat(e.getContextData().<String>getValue("rpc")).isEqualTo("DeleteVolume");
-      assertThat(e.getContextData().<String>getValue("volumeId")).isEqualTo("vol-9");
-      assertThat(e.getContextData().<String>getValue("grpcCode")).isEqualTo("OK");
-      assertThat(e.getContextData().<String>getValue("durationMs")).matches("\\d+");
+      assertThat(e.level()).isEqualTo(Level.INFO);
+      assertThat(e.context().get("rpc")).isEqualTo("DeleteVolume");
+      assertThat(e.context().get("volumeId")).isEqualTo("vol-9");
+      assertThat(e.context().get("grpcCode")).isEqualTo("OK");
+      assertThat(e.context().get("durationMs")).matches("\\d+");
     });
   }
 
   @Test
   void anExpectedErrorIsAWarningWithItsMessageAndNoStackTrace() {
     provisioner.failWith(() -> DriverException.notFound("volume vol-9 does not exist"));
-    List<LogEvent> events;
+    List<LogRecord> events;
     try (LogCapture capture = LogCapture.start(Level.INFO)) {
       assertThatThrownBy(() -> server.controller().validateVolumeCapabilities(
           ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId("vol-9").addVolumeCapabilities(MOUNT)
               .build()))
           .isInstanceOf(StatusRuntimeException.class);
-      events = capture.events().stream().filter(e -> e.getLoggerName().equals(CALLS)).toList();
+      events = capture.events().stream().filter(e -> e.loggerName().equals(CALLS)).toList();
     }
 
     assertThat(events).singleElement().satisfies(e -> {
-      assertThat(e.getLevel()).isEqualTo(Level.WARN);
-      assertThat(e.getMessage().getFormattedMessage()).matches(
+      assertThat(e.level()).isEqualTo(Level.WARN);
+      assertThat(e.message()).matches(
           "ValidateVolumeCapabilities: volume=vol-9 duration=\\d+ms outcome=NOT_FOUND"
               + " error=\"volume vol-9 does not exist\"");
-      assertThat(e.getThrown()).isNull();
+      assertThat(e.thrown()).isNull();
     });
   }
 
   @Test
   void anUnexpectedExceptionIsLoggedWithItsStackTraceWhileTheClientSeesOnlyTheStatus() {
     provisioner.failWith(() -> new IllegalStateException("fake disk table is corrupt"));
-    List<LogEvent> events;
+    List<LogRecord> events;
     try (LogCapture capture = LogCapture.start(Level.INFO)) {
       assertThatThrownBy(() -> server.controller().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId("vol-9")
           .build()))
@@ -171,13 +171,13 @@ class CallRecordingInterceptorTest {
                 .isEqualTo("unexpected IllegalStateException: fake disk table is corrupt");
             assertThat(e.getTrailers().toString()).doesNotContain("FakeVolumeProvisioner");
           });
-      events = capture.events().stream().filter(e -> e.getLoggerName().equals(CALLS)).toList();
+      events = capture.events().stream().filter(e -> e.loggerName().equals(CALLS)).toList();
     }
 
     assertThat(events).singleElement().satisfies(e -> {
-      assertThat(e.getLevel()).isEqualTo(Level.ERROR);
-      assertThat(e.getMessage().getFormattedMessage()).contains("DeleteVolume: volume=vol-9", "outcome=INTERNAL");
-      assertThat(e.getThrown()).as("the cause is in the server log")
+      assertThat(e.level()).isEqualTo(Level.ERROR);
+      assertThat(e.message()).contains("DeleteVolume: volume=vol-9", "outcome=INTERNAL");
+      assertThat(e.thrown()).as("the cause is in the server log")
           .isInstanceOf(IllegalStateException.class).hasMessage("fake disk table is corrupt");
     });
   }

@@ -1,103 +1,66 @@
 package io.awscsi.core.testing;
 
+import io.awscsi.core.logging.backend.LineLogging;
+import io.awscsi.core.logging.backend.LogLevels;
+import io.awscsi.core.logging.backend.LogLineFormat;
+import io.awscsi.core.logging.backend.LogRecord;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.AbstractConfiguration;
-import org.apache.logging.log4j.core.config.Configuration;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
-import org.apache.logging.log4j.core.layout.PatternLayout;
 
 /**
- * Captures everything logged through log4j2 while open, at the level asked for, rendered the way an appender writes
- * it (message, thread context and stack trace), so a test can assert on what would reach the log. Closing restores
- * the root level and removes the appender.
+ * Captures everything the driver's log backend writes while open, at the level asked for, with each record rendered
+ * as text and as JSON (message, thread context and stack trace), so a test can assert on what would reach the log.
+ * Closing restores the previous levels and format.
  */
 public final class LogCapture implements AutoCloseable {
 
-  /** Everything an appender could write: level, logger, message, thread context and any stack trace. */
-  private static final String PATTERN = "%level %c - %m %X%n%throwable";
+  private final LogLevels previousLevels;
+  private final LogLineFormat previousFormat;
+  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+  private final Consumer<LogRecord> listener = records::add;
 
-  private final LoggerContext context;
-  private final Level previousRootLevel;
-  private final CapturingAppender appender;
-
-  private LogCapture(LoggerContext context, Level previousRootLevel, CapturingAppender appender) {
-    this.context = context;
-    this.previousRootLevel = previousRootLevel;
-    this.appender = appender;
+  private LogCapture(LogLevels previousLevels, LogLineFormat previousFormat) {
+    this.previousLevels = previousLevels;
+    this.previousFormat = previousFormat;
   }
 
   /** Starts capturing every logger that inherits the root level, at {@code level} and above. */
   public static LogCapture start(Level level) {
-    LoggerContext context = (LoggerContext) LogManager.getContext(false);
-    Configuration config = context.getConfiguration();
-    CapturingAppender appender = new CapturingAppender(PatternLayout.newBuilder().withPattern(PATTERN)
-        .withConfiguration(config).build());
-    appender.start();
-    config.addAppender(appender);
-    LoggerConfig root = config.getRootLogger();
-    Level previous = root.getLevel();
-    root.addAppender(appender, level, null);
-    root.setLevel(level);
-    context.updateLoggers();
-    return new LogCapture(context, previous, appender);
+    LogLevels previous = LineLogging.levels();
+    var capture = new LogCapture(previous, LineLogging.format());
+    LineLogging.configure(LineLogging.format(), new LogLevels(level, previous.byName()));
+    LineLogging.addListener(capture.listener);
+    return capture;
   }
 
-  /** The captured events, oldest first. */
-  public List<LogEvent> events() {
-    return List.copyOf(appender.events);
+  /** The captured records, oldest first. */
+  public List<LogRecord> events() {
+    return List.copyOf(records);
   }
 
-  /** All captured output as the layout renders it. */
+  /** All captured output in both formats: everything any configuration of the driver could write. */
   public String text() {
     StringBuilder out = new StringBuilder();
-    for (LogEvent e : appender.events) {
-      out.append(appender.getLayout().toSerializable(e));
+    for (LogRecord r : records) {
+      out.append(LineLogging.render(LogLineFormat.TEXT, r)).append(LineLogging.render(LogLineFormat.JSON, r));
+      Map<String, String> context = new HashMap<>(r.context());
+      out.append(context).append('\n');
     }
     return out.toString();
   }
 
-  /** Rendered messages (without context or stack trace) of the events from {@code loggerName}. */
+  /** Formatted messages (without context or stack trace) of the records from {@code loggerName}. */
   public List<String> messages(String loggerName) {
-    return appender.events.stream().filter(e -> e.getLoggerName().equals(loggerName))
-        .map(e -> e.getMessage().getFormattedMessage()).toList();
+    return records.stream().filter(r -> r.loggerName().equals(loggerName)).map(LogRecord::message).toList();
   }
 
   @Override
   public void close() {
-    Configuration config = context.getConfiguration();
-    LoggerConfig root = config.getRootLogger();
-    root.removeAppender(appender.getName());
-    root.setLevel(previousRootLevel);
-    if (config instanceof AbstractConfiguration abstractConfig) {
-      abstractConfig.removeAppender(appender.getName());
-    }
-    context.updateLoggers();
-    appender.stop();
-  }
-
-  private static final class CapturingAppender extends AbstractAppender {
-
-    private final List<LogEvent> events = new CopyOnWriteArrayList<>();
-
-    CapturingAppender(PatternLayout layout) {
-      super("test-capture-" + System.nanoTime(), null, layout, true, Property.EMPTY_ARRAY);
-    }
-
-    @Override
-    public void append(LogEvent event) {
-      events.add(event.toImmutable());
-    }
-
-    @Override
-    public PatternLayout getLayout() {
-      return (PatternLayout) super.getLayout();
-    }
+    LineLogging.removeListener(listener);
+    LineLogging.configure(previousFormat, previousLevels);
   }
 }

@@ -28,9 +28,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Resident memory of the driver process (the built distribution, {@code all} mode, loop-device backend) while N
- * volumes are created, attached, staged and published concurrently, and while they stay published. Usage:
- * NodeLoadBenchmark DIST_DIR [volumes]. Prints idle, peak and steady RSS.
+ * Resident memory of the node plugin process (the built distribution, {@code node} mode, loop-device backend) while N
+ * volumes are created and attached (by a separate controller process, as on a cluster), staged and published
+ * concurrently, and while they stay published. Usage: NodeLoadBenchmark DIST_DIR [volumes]. Prints idle, peak and
+ * steady RSS of the node process.
  */
 public final class NodeLoadBenchmark {
 
@@ -40,15 +41,14 @@ public final class NodeLoadBenchmark {
     Path dist = Path.of(args.length > 0 ? args[0] : "dist/aws-csi-driver").toAbsolutePath();
     int n = args.length > 1 ? Integer.parseInt(args[1]) : 50;
     Path work = Files.createTempDirectory(Path.of("/tmp"), "nodeload-");
-    Path socket = work.resolve("csi.sock");
+    Path controllerSocket = work.resolve("controller.sock");
+    Path socket = work.resolve("node.sock");
     // One node holds all volumes: lift the emulated per-instance attachment limit above N.
     try (LocalAws aws = LocalAws.start(RealismProfile.instant().withAttachmentLimit(n + 10))) {
-      ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
-          "--mode", "all", "--endpoint", "unix://" + socket, "--device-backend", "loop",
-          "--loop-state-dir", work.resolve("loop").toString(), "--log-level", "warn")
-          .redirectErrorStream(true).redirectOutput(work.resolve("driver.log").toFile());
-      pb.environment().putAll(aws.driverEnvironment());
-      Process driver = pb.start();
+      // Two processes as on a cluster: the controller Deployment's and the node DaemonSet's; they share the loop
+      // backend's state directory the way EC2 and the instance share an attachment.
+      Process controllerProcess = start(dist, aws, work, "controller", controllerSocket);
+      Process driver = start(dist, aws, work, "node", socket);
       AtomicLong peak = new AtomicLong();
       var sampler = Thread.ofVirtual().start(() -> {
         while (driver.isAlive()) {
@@ -62,20 +62,16 @@ public final class NodeLoadBenchmark {
       });
       String nodeId = aws.instanceId();
       ManagedChannel channel = null;
+      ManagedChannel controllerChannel = null;
       List<String> volumes = java.util.Collections.synchronizedList(new ArrayList<>());
       ControllerGrpc.ControllerBlockingStub controller = null;
       NodeGrpc.NodeBlockingStub node = null;
       try {
-        while (!Files.exists(socket)) {
-          Thread.sleep(20);
-        }
-        channel = Grpc.newChannelBuilder("unix://" + socket, InsecureChannelCredentials.create()).build();
-        while (!probe(channel)) {
-          Thread.sleep(20);
-        }
-        Thread.sleep(2000);
+        channel = connect(socket);
+        controllerChannel = connect(controllerSocket);
+        Thread.sleep(3000);
         long idle = rssKiB(driver.pid());
-        controller = ControllerGrpc.newBlockingStub(channel);
+        controller = ControllerGrpc.newBlockingStub(controllerChannel);
         node = NodeGrpc.newBlockingStub(channel);
         var ctl = controller;
         var nd = node;
@@ -115,8 +111,9 @@ public final class NodeLoadBenchmark {
         long steady = rssKiB(driver.pid());
         System.out.printf("%d volumes created, attached, staged (mkfs.ext4) and published concurrently in %.1f s%n",
             n, seconds);
-        System.out.printf("driver RSS: idle %d MiB, peak during the load %d MiB, steady with %d published %d MiB%n",
+        System.out.printf("node process RSS: idle %d MiB, peak during the load %d MiB, steady with %d published %d MiB%n",
             idle / 1024, peak.get() / 1024, n, steady / 1024);
+        System.out.printf("controller process RSS (for reference): %d MiB%n", rssKiB(controllerProcess.pid()) / 1024);
       } finally {
         // Undo whatever was made, also after a failure, so no mount, loop device or volume is left behind.
         var nd2 = node;
@@ -137,14 +134,53 @@ public final class NodeLoadBenchmark {
             }
           }
         }
-        if (channel != null) {
-          channel.shutdownNow();
+        for (ManagedChannel c : new ManagedChannel[] {channel, controllerChannel}) {
+          if (c != null) {
+            c.shutdownNow();
+          }
         }
-        driver.destroy();
-        driver.waitFor(30, TimeUnit.SECONDS);
+        for (Process p : new Process[] {driver, controllerProcess}) {
+          p.destroy();
+          p.waitFor(30, TimeUnit.SECONDS);
+        }
         sampler.interrupt();
+        removeUnlessMounted(work);
       }
     }
+  }
+
+  /** Deletes the work directory, unless something under it is still mounted (then it is left for inspection). */
+  private static void removeUnlessMounted(Path work) throws java.io.IOException {
+    if (Files.readString(Path.of("/proc/self/mountinfo")).contains(work.toString())) {
+      System.out.println("left " + work + ": something under it is still mounted");
+      return;
+    }
+    try (var paths = Files.walk(work)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  private static Process start(Path dist, LocalAws aws, Path work, String mode, Path socket) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
+        "--mode", mode, "--endpoint", "unix://" + socket, "--device-backend", "loop",
+        "--loop-state-dir", work.resolve("loop").toString(), "--log-level", "warn")
+        .redirectErrorStream(true).redirectOutput(work.resolve(mode + ".log").toFile());
+    pb.environment().putAll(aws.driverEnvironment());
+    pb.environment().put("DISABLE_TAINT_WATCHER", "true");
+    return pb.start();
+  }
+
+  private static ManagedChannel connect(Path socket) throws InterruptedException {
+    while (!Files.exists(socket)) {
+      Thread.sleep(20);
+    }
+    ManagedChannel channel = Grpc.newChannelBuilder("unix://" + socket, InsecureChannelCredentials.create()).build();
+    while (!probe(channel)) {
+      Thread.sleep(20);
+    }
+    return channel;
   }
 
   private static boolean probe(ManagedChannel channel) {

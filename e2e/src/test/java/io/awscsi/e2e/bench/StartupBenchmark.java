@@ -27,22 +27,22 @@ public final class StartupBenchmark {
   public static void main(String[] args) throws Exception {
     Path dist = Path.of(args.length > 0 ? args[0] : "dist/aws-csi-driver").toAbsolutePath();
     int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-    Path aot = dist.resolve("app.aot");
+    Path aot = dist.resolve("aot/ebs-node.aot");
     try (MetadataMock imds = MetadataMock.builder().instanceId("i-0123456789abcdef0").instanceType("m5.large")
         .availabilityZone("us-east-1a").start()) {
       Map<String, String> env = Map.of("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint().toString(),
           "AWS_REGION", "us-east-1", "DISABLE_TAINT_WATCHER", "true");
       boolean hasAot = Files.exists(aot);
       System.out.printf("node-mode start-up, %d runs each (%s)%n", runs, dist);
-      Result without = measure(dist, env, runs, "-XX:AOTMode=off");
+      Result without = measure(dist, env, runs, "none");
       print("JIT only", without);
       if (hasAot) {
-        Result with = measure(dist, env, runs, "");
+        Result with = measure(dist, env, runs, aot.toString());
         print("AOT cache", with);
         System.out.printf("ratio AOT/JIT: ready %.2f, idle RSS %.2f%n", with.readyMs / without.readyMs,
             with.rssMiB / without.rssMiB);
       } else {
-        System.out.println("no AOT cache at " + aot + " (make build-aot makes one)");
+        System.out.println("no AOT cache at " + aot + " (make build-aot makes the caches)");
       }
     }
   }
@@ -54,7 +54,7 @@ public final class StartupBenchmark {
         r.readies, r.rssMiB, r.rss.stream().map(k -> k / 1024).toList());
   }
 
-  private static Result measure(Path dist, Map<String, String> env, int runs, String javaOpts) throws Exception {
+  private static Result measure(Path dist, Map<String, String> env, int runs, String aotCache) throws Exception {
     List<Long> readies = new ArrayList<>();
     List<Long> rss = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
@@ -63,7 +63,7 @@ public final class StartupBenchmark {
           "--mode", "node", "--endpoint", "unix://" + socket, "--log-level", "warn")
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
       pb.environment().putAll(env);
-      pb.environment().put("JAVA_OPTS", javaOpts);
+      pb.environment().put("AWS_CSI_AOT_CACHE", aotCache);
       long start = System.nanoTime();
       Process p = pb.start();
       try {

@@ -52,7 +52,8 @@ public final class ControllerLifecycleBenchmark {
 
   public static void main(String[] args) throws Exception {
     // The figures are the output: the driver's per-call INFO lines would bury them.
-    org.apache.logging.log4j.core.config.Configurator.setRootLevel(org.apache.logging.log4j.Level.WARN);
+    io.awscsi.core.logging.LoggingSetup.configure(io.awscsi.core.logging.LoggingSetup.Format.TEXT,
+        org.apache.logging.log4j.Level.WARN);
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     RealismProfile profile = RealismProfile.realistic();
