@@ -1,6 +1,7 @@
 package io.awscsi.aws.metadata;
 
 import io.awscsi.aws.Environment;
+import io.awscsi.aws.sdk.PlainHttpSdkClient;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -11,7 +12,6 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.core.document.Document;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.imds.Ec2MetadataClient;
 import software.amazon.awssdk.imds.Ec2MetadataClientException;
 import software.amazon.awssdk.imds.Ec2MetadataResponse;
@@ -19,7 +19,8 @@ import software.amazon.awssdk.imds.Ec2MetadataResponse;
 /**
  * Instance metadata from the EC2 instance metadata service through the SDK's {@link Ec2MetadataClient} (IMDSv2
  * session tokens). Timeouts are short and retries few, so that off EC2 (or with the hop limit too low for a container)
- * the resolver falls back to the next source within a few seconds.
+ * the resolver falls back to the next source within a few seconds. IMDS is plain HTTP, so the SDK client sends through
+ * {@link PlainHttpSdkClient}, which spares the node the SSL set-up of the SDK's own HTTP clients.
  */
 public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
 
@@ -43,6 +44,7 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
 
   private final Environment environment;
   private final URI endpoint;
+  private final PlainHttpSdkClient httpClient;
   private final Ec2MetadataClient client;
 
   private ImdsMetadataSource(Builder builder) {
@@ -51,13 +53,11 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
         builder.endpoint != null
             ? builder.endpoint
             : environment.get(ENDPOINT_VARIABLE).map(ImdsMetadataSource::endpointFromVariable).orElse(null);
+    this.httpClient =
+        new PlainHttpSdkClient(new PlainHttpSdkClient.Timeouts(builder.connectTimeout, builder.readTimeout));
     Ec2MetadataClient.Builder client =
         Ec2MetadataClient.builder()
-            .httpClient(
-                UrlConnectionHttpClient.builder()
-                    .connectionTimeout(builder.connectTimeout)
-                    .socketTimeout(builder.readTimeout)
-                    .build())
+            .httpClient(httpClient)
             .retryPolicy(retry -> retry.numRetries(builder.retries));
     if (endpoint != null) {
       client.endpoint(endpoint);
@@ -100,6 +100,8 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
   @Override
   public void close() {
     client.close();
+    // The SDK client leaves an HTTP client it was given open.
+    httpClient.close();
   }
 
   private void requireEnabled() throws MetadataUnavailableException {

@@ -3,6 +3,7 @@ package io.awscsi.core.metrics;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -14,22 +15,24 @@ public final class ProcessMetrics {
 
   private ProcessMetrics() {}
 
+  /**
+   * Registers the gauges; the JVM's MXBeans behind them are looked up on the first scrape ({@link JvmBeans}), since
+   * {@link ManagementFactory} loads some 55 classes of java.management that a node nobody scrapes never needs.
+   */
   public static void register(MetricsRegistry registry) {
-    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-    var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    var threads = ManagementFactory.getThreadMXBean();
-    long startMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
     registry.gauge("process_resident_memory_bytes", "Resident set size in bytes.", ProcessMetrics::residentBytes);
     registry.gauge("process_cpu_seconds_total", "User and system CPU time in seconds.",
-        () -> os.getProcessCpuTime() / 1e9);
-    registry.gauge("process_start_time_seconds", "Start time since the epoch in seconds.", () -> startMillis / 1e3);
+        () -> JvmBeans.OPERATING_SYSTEM.getProcessCpuTime() / 1e9);
+    registry.gauge("process_start_time_seconds", "Start time since the epoch in seconds.",
+        () -> JvmBeans.START_MILLIS / 1e3);
     registry.gauge("process_open_fds", "Open file descriptors.", ProcessMetrics::openFds);
-    registry.gauge("jvm_memory_heap_used_bytes", "Used heap in bytes.", () -> memory.getHeapMemoryUsage().getUsed());
+    registry.gauge("jvm_memory_heap_used_bytes", "Used heap in bytes.",
+        () -> JvmBeans.MEMORY.getHeapMemoryUsage().getUsed());
     registry.gauge("jvm_memory_heap_committed_bytes", "Committed heap in bytes.",
-        () -> memory.getHeapMemoryUsage().getCommitted());
+        () -> JvmBeans.MEMORY.getHeapMemoryUsage().getCommitted());
     registry.gauge("jvm_memory_nonheap_used_bytes", "Used non-heap memory in bytes.",
-        () -> memory.getNonHeapMemoryUsage().getUsed());
-    registry.gauge("jvm_threads_live", "Live platform threads.", threads::getThreadCount);
+        () -> JvmBeans.MEMORY.getNonHeapMemoryUsage().getUsed());
+    registry.gauge("jvm_threads_live", "Live platform threads.", () -> JvmBeans.THREADS.getThreadCount());
   }
 
   /** RSS from /proc/self/statm (second field, in pages); 0 where /proc is not available. */
@@ -48,5 +51,19 @@ public final class ProcessMetrics {
     } catch (IOException e) {
       return 0;
     }
+  }
+
+  /**
+   * The MXBeans, resolved when a gauge first reads this class (the JVM initialises a class on first use, once and
+   * thread-safely), so that registering the gauges costs nothing until /metrics is scraped.
+   */
+  private static final class JvmBeans {
+    static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+    static final com.sun.management.OperatingSystemMXBean OPERATING_SYSTEM =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    static final long START_MILLIS = ManagementFactory.getRuntimeMXBean().getStartTime();
+
+    private JvmBeans() {}
   }
 }
