@@ -21,13 +21,7 @@ build:
 	@command -v go >/dev/null || bash hack/install-deps.sh
 	@rm -rf launcher/target/lib
 	$(MVN) -q install -DskipTests
-	@rm -rf $(DIST) && mkdir -p $(DIST)/bin $(DIST)/lib
-	@cp launcher/src/dist/bin/aws-csi-driver $(DIST)/bin/
-	@cp launcher/target/lib/*.jar launcher/target/launcher-*.jar $(DIST)/lib/
-	@# The EC2 SDK (a third of all jar entries) serves only the EBS controller; the launcher leaves it off a node's
-	@# class path, so the node plugin never reads its 12,600-entry jar directory.
-	@mkdir -p $(DIST)/lib/controller && mv $(DIST)/lib/ec2-*.jar $(DIST)/lib/controller/
-	@echo "built $(DIST)"
+	@bash hack/assemble-dist.sh $(CURDIR)/$(DIST)
 
 ## build-aot: the JDK 25 AOT caches (dist/aws-csi-driver/aot/<driver>-<mode>.aot), one training run each; the image builds them too
 build-aot: build

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
-# for EBS and EFS, the lifecycle run), then the Helm chart tests. Ends with one line "N passed, N failed, N skipped".
+# for EBS and EFS, the lifecycle run), then the distribution's tests (hack/test-dist.sh) and the Helm chart tests.
+# Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -22,6 +23,19 @@ for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
     print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
 PY
 )
+# The distribution as the image ships it (launcher script, AOT training, the node process from the script).
+if bash hack/assemble-dist.sh >/dev/null 2>&1; then
+  dist_line=$(bash hack/test-dist.sh 2>&1 | tee target-dist.log | tail -n 1)
+else
+  dist_line="the distribution could not be assembled"
+fi
+echo "dist: $dist_line"
+if [[ "$dist_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+else
+  echo "dist tests did not report a result (see target-dist.log)"; status=1; failed=$((failed + 1))
+fi
 helm_line=$(bash helm/tests/run.sh 2>&1 | tee target-helm.log | tail -n 1)
 echo "helm: $helm_line"
 if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then

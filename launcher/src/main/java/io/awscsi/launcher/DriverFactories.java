@@ -59,7 +59,16 @@ final class DriverFactories {
 
   private DriverFactories() {}
 
-  static DriverProvider create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+  /** A built driver, and the node info still being read when it runs a node (see {@link DeferredNodeInfo}). */
+  record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo) {
+
+    /** Waits for the node info; the reason when it could not be read, and the driver cannot serve. */
+    Optional<String> awaitStartFailure() {
+      return nodeInfo.flatMap(DeferredNodeInfo::awaitFailure);
+    }
+  }
+
+  static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
     Environment env = Environment.of(envMap);
     Resources resources = new Resources();
     try {
@@ -73,7 +82,7 @@ final class DriverFactories {
     }
   }
 
-  private static DriverProvider ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+  private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
     Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
     LoopDeviceBackend loops = null;
@@ -96,21 +105,24 @@ final class DriverFactories {
       controller = EbsControllerProvider.create(options, ec2, metrics, observer);
     }
     NodeProvider node = null;
+    DeferredNodeInfo info = null;
     if (o.mode().node()) {
-      InstanceMetadata self = metadata.get();
       VolumeAttachLimits limits = VolumeAttachLimits.withSettings(
           new VolumeAttachLimitSettings(o.ebs().volumeAttachLimit(), o.ebs().reservedVolumeAttachments()));
-      NodeInfo info = new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
-          NodeTopology.segments(self, o.driver().csiName()));
+      info = DeferredNodeInfo.start(() -> {
+        InstanceMetadata self = metadata.get();
+        return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
+            NodeTopology.segments(self, o.driver().csiName()));
+      });
       NvmeDeviceLocator locator = loops != null ? loops.locator(DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
-      node = EbsNodeProvider.create(() -> info, locator, host, o.ebs().legacyXfs());
+      node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
       startTaintRemover(StartupTaintSettings.forEbs(), kube, env, resources);
     }
-    return new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
-        Optional.ofNullable(node), true, resources);
+    return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
+        Optional.ofNullable(node), true, resources), Optional.ofNullable(info));
   }
 
-  private static DriverProvider efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+  private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
     Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
     HostTools host = HostTools.create();
@@ -134,6 +146,7 @@ final class DriverFactories {
     }
     NodeProvider node = null;
     if (o.mode().node()) {
+      // The EFS publisher needs the zone when it is built (mount target choice), so EFS reads metadata up front.
       InstanceMetadata self = metadata.get();
       NodeInfo info = new NodeInfo(self.instanceId(), 0, NodeTopology.segments(self, o.driver().csiName()));
       EfsNodeOptions options = new EfsNodeOptions(o.efs().volMetricsOptIn(), o.efs().volMetricsRefreshPeriod(),
@@ -143,8 +156,8 @@ final class DriverFactories {
           () -> SdkEfsCloud.create(efsClient.get(), metrics));
       startTaintRemover(StartupTaintSettings.forEfs(), kube, env, resources);
     }
-    return new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
-        Optional.ofNullable(node), true, resources);
+    return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
+        Optional.ofNullable(node), true, resources), Optional.empty());
   }
 
   private static EfsClient efsClient(AwsClientConfig aws, Environment env,

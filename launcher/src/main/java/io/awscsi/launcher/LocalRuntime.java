@@ -62,9 +62,12 @@ public final class LocalRuntime implements AutoCloseable {
       for (Driver d : which) {
         DriverOptions options = DriverOptions.parse(args(d, workDir), env);
         MetricsRegistry metrics = new MetricsRegistry();
-        var provider = DriverFactories.create(options, metrics, env);
-        drivers.put(d, DriverRuntime.start(provider, CsiEndpoint.parse(options.endpoint()), null, metrics,
+        var built = DriverFactories.create(options, metrics, env);
+        drivers.put(d, DriverRuntime.start(built.provider(), CsiEndpoint.parse(options.endpoint()), null, metrics,
             Duration.ofSeconds(5)));
+        built.awaitStartFailure().ifPresent(reason -> {
+          throw new IllegalStateException(d + " driver cannot start: " + reason);
+        });
       }
       return new LocalRuntime(aws, workDir, drivers);
     } catch (IOException | RuntimeException e) {

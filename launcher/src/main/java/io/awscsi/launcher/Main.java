@@ -3,7 +3,6 @@ package io.awscsi.launcher;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.metrics.ProcessMetrics;
-import io.awscsi.core.provider.DriverProvider;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.HttpEndpoint;
@@ -11,6 +10,7 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.logging.log4j.LogManager;
 
 /**
@@ -75,14 +75,25 @@ public final class Main {
     MetricsRegistry metrics = new MetricsRegistry();
     ProcessMetrics.register(metrics);
     DriverRuntime runtime;
+    DriverFactories.Built driver;
     try {
-      DriverProvider provider = DriverFactories.create(options, metrics, env);
-      runtime = DriverRuntime.start(provider, endpoint, http, metrics, options.shutdownGrace());
+      driver = DriverFactories.create(options, metrics, env);
+      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
     } catch (Exception e) {
       log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
       err.println("aws-csi-driver: cannot start: " + e.getMessage());
       return EXIT_FAILURE;
     }
+    // The node's metadata was read while the server started; without it the node cannot answer NodeGetInfo.
+    Optional<String> failure = driver.awaitStartFailure();
+    if (failure.isPresent()) {
+      log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), failure.get());
+      err.println("aws-csi-driver: cannot start: " + failure.get());
+      runtime.close();
+      return EXIT_FAILURE;
+    }
+    // Start-up garbage (configuration, class initialisation) goes now, so the heap shrinks to what serving needs.
+    System.gc();
     // SIGTERM and SIGINT run shutdown hooks: stop accepting calls, let running ones finish, remove the socket.
     Thread hook = Thread.ofPlatform().name("shutdown").unstarted(runtime::close);
     Runtime.getRuntime().addShutdownHook(hook);

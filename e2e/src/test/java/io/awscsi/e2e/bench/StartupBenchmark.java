@@ -17,10 +17,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Node-mode footprint of the built distribution: time from process start to the first successful Probe, and resident
- * memory once idle, each the median of several runs, with and without the AOT cache in the same run (this machine is
+ * memory once idle (10 s after ready), each the median of several runs, with and without the AOT cache in the same run (this machine is
  * noisy, so compare within one run). Usage: StartupBenchmark DIST_DIR [runs].
  */
 public final class StartupBenchmark {
+
+  private static final long IDLE_AFTER_READY_MS = 10_000;
 
   private StartupBenchmark() {}
 
@@ -68,7 +70,8 @@ public final class StartupBenchmark {
       Process p = pb.start();
       try {
         readies.add(waitReady(socket, start));
-        Thread.sleep(3000);
+        // Idle means settled: the JIT's arenas freed and glibc's free memory given back (trimmed every 5 s).
+        Thread.sleep(IDLE_AFTER_READY_MS);
         rss.add(rssKiB(p.pid()));
       } finally {
         p.destroy();

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Tests of the distribution as the image ships it: the launcher script (class path and JVM flags per mode, the AOT
+# cache choice), the AOT training script the Dockerfile runs, and the node plugin started from it against a loopback
+# IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear exit when metadata is unreachable,
+# SIGTERM). Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dist="$(cd "${1:-$root/dist/aws-csi-driver}" && pwd)"
+cli="$dist/bin/aws-csi-driver"
+work="$(mktemp -d /tmp/aws-csi-dist-test.XXXXXX)"
+passed=0 failed=0 pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+check() { # check NAME COMMAND...
+  if "${@:2}" >"$work/check.out" 2>&1; then
+    passed=$((passed + 1)); echo "ok   $1"
+  else
+    failed=$((failed + 1)); echo "FAIL $1"; sed 's/^/     /' "$work/check.out" | tail -n 15
+  fi
+}
+
+python3 "$root/hack/imds-standin.py" "$work/imds-port" & pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/imds-port" ] && break; sleep 0.05; done
+export AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$(cat "$work/imds-port")" AWS_REGION=us-east-1 \
+  DISABLE_TAINT_WATCHER=true
+
+# start NAME ARGS... : starts the driver on $work/NAME.sock, its pid in $work/NAME.pid
+start() {
+  local name="$1"; shift
+  "$cli" "$@" --endpoint "unix://$work/$name.sock" >"$work/$name.log" 2>&1 &
+  echo $! >"$work/$name.pid"; pids+=($!)
+}
+wait_socket() { for _ in $(seq 1 300); do [ -S "$work/$1.sock" ] && return 0; sleep 0.05; done; return 1; }
+call() { "$cli" client --endpoint "unix://$work/$1.sock" "${@:2}"; }
+cmdline() { tr '\0' ' ' <"/proc/$(cat "$work/$1.pid")/cmdline"; }
+
+node_is_ready_and_answers_node_get_info() {
+  wait_socket node || return 1
+  for _ in $(seq 1 100); do call node Probe | grep -q '"ready": true' && break; sleep 0.05; done
+  call node Probe | grep -q '"ready": true' || { echo "never ready"; return 1; }
+  call node NodeGetInfo | tee "$work/info.json"
+  grep -q '"nodeId": "i-0aaaaaaaaaaaaaaaa"' "$work/info.json" \
+    && grep -q '"topology.ebs.csi.aws.com/zone": "us-east-1a"' "$work/info.json"
+}
+node_leaves_the_ec2_sdk_off_its_class_path() {
+  local cl; cl="$(cmdline node)"; echo "$cl"
+  [[ "$cl" == *"$dist/lib/*"* && "$cl" != *"lib/controller"* && "$cl" == *"-Xmn1m"* ]]
+}
+node_never_opens_the_ec2_jar() {
+  ! ls -l "/proc/$(cat "$work/node.pid")/fd" | grep -q 'ec2-.*\.jar'
+}
+controller_has_the_ec2_sdk_and_no_node_flags() {
+  wait_socket controller || return 1
+  local cl; cl="$(cmdline controller)"; echo "$cl"
+  [[ "$cl" == *"$dist/lib/controller/*"* && "$cl" != *"-Xmn1m"* ]] \
+    && call controller ControllerGetCapabilities | grep -q CREATE_DELETE_VOLUME
+}
+sigterm_stops_the_node_and_removes_its_socket() {
+  local pid; pid="$(cat "$work/node.pid")"
+  kill -TERM "$pid"
+  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  ! kill -0 "$pid" 2>/dev/null && wait "$pid"; local rc=$?
+  # 143 is how a JVM reports an exit on SIGTERM once its shutdown hooks have run.
+  echo "exit code $rc"; { [ "$rc" -eq 0 ] || [ "$rc" -eq 143 ]; } && [ ! -e "$work/node.sock" ]
+}
+unreachable_metadata_stops_the_start_with_one_clear_line() {
+  AWS_EC2_METADATA_SERVICE_ENDPOINT=http://127.0.0.1:9 KUBECONFIG=/nonexistent timeout 60 \
+    "$cli" --driver ebs --mode node --endpoint "unix://$work/nometa.sock" >"$work/nometa.log" 2>&1
+  local rc=$?
+  cat "$work/nometa.log"
+  [ "$rc" -eq 1 ] && grep -q '^aws-csi-driver: cannot start: .*127.0.0.1:9' "$work/nometa.log" \
+    && ! grep -q '^\s*at ' "$work/nometa.log" && [ ! -e "$work/nometa.sock" ]
+}
+aot_training_builds_the_node_cache() {
+  bash "$root/hack/build-aot.sh" "$dist" ebs-node && [ -s "$dist/aot/ebs-node.aot" ]
+}
+node_starts_with_its_aot_cache() {
+  start aotnode --driver ebs --mode node
+  wait_socket aotnode || return 1
+  local cl; cl="$(cmdline aotnode)"; echo "$cl"
+  [[ "$cl" == *"-XX:AOTCache=$dist/aot/ebs-node.aot"* ]] && call aotnode NodeGetInfo | grep -q i-0aaaaaaaaaaaaaaaa \
+    && ! grep -qi 'error\|warning.*aot' "$work/aotnode.log"
+}
+aot_cache_can_be_turned_off() {
+  AWS_CSI_AOT_CACHE=none start noaot --driver ebs --mode node
+  wait_socket noaot || return 1
+  [[ "$(cmdline noaot)" != *"AOTCache"* ]]
+}
+
+start node --driver ebs --mode node
+start controller --driver ebs --mode controller
+check "node is ready and answers NodeGetInfo from IMDS" node_is_ready_and_answers_node_get_info
+check "node leaves the EC2 SDK off its class path, with the node's heap flags" node_leaves_the_ec2_sdk_off_its_class_path
+check "node never opens the EC2 jar" node_never_opens_the_ec2_jar
+check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_sdk_and_no_node_flags
+check "SIGTERM stops the node and removes its socket" sigterm_stops_the_node_and_removes_its_socket
+check "unreachable metadata stops the start with one clear line, exit 1" \
+  unreachable_metadata_stops_the_start_with_one_clear_line
+check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
+check "the node starts with its AOT cache" node_starts_with_its_aot_cache
+check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
