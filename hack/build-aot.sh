@@ -22,8 +22,8 @@ mkdir -p "$dist/aot"
 for combo in "${combos[@]}"; do
   driver="${combo%-*}" mode="${combo#*-}"
   sock="$work/$combo.sock"
-  # The same flags as every later run (the launcher's defaults), plus the training output.
-  AWS_CSI_AOT_CACHE=none JAVA_OPTS="-XX:AOTCacheOutput=$dist/aot/$combo.aot -Xlog:aot=error" \
+  # The same flags as every later run (the launcher's defaults and JAVA_OPTS), plus the training output.
+  AWS_CSI_AOT_CACHE=none JAVA_OPTS="${JAVA_OPTS:-} -XX:AOTCacheOutput=$dist/aot/$combo.aot -Xlog:aot=error" \
     "$dist/bin/aws-csi-driver" --driver "$driver" --mode "$mode" --endpoint "unix://$sock" --log-level warn \
     &
   pid=$!

@@ -74,6 +74,9 @@ unreachable_metadata_stops_the_start_with_one_clear_line() {
   [ "$rc" -eq 1 ] && grep -q '^aws-csi-driver: cannot start: .*127.0.0.1:9' "$work/nometa.log" \
     && ! grep -q '^\s*at ' "$work/nometa.log" && [ ! -e "$work/nometa.sock" ]
 }
+the_launcher_works_through_a_symlink() {
+  ln -s "$cli" "$work/aws-csi-driver" && "$work/aws-csi-driver" --version | grep -q '^aws-csi-driver '
+}
 aot_training_builds_the_node_cache() {
   bash "$root/hack/build-aot.sh" "$dist" ebs-node && [ -s "$dist/aot/ebs-node.aot" ]
 }
@@ -99,6 +102,7 @@ check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_
 check "SIGTERM stops the node and removes its socket" sigterm_stops_the_node_and_removes_its_socket
 check "unreachable metadata stops the start with one clear line, exit 1" \
   unreachable_metadata_stops_the_start_with_one_clear_line
+check "the launcher works through a symlink" the_launcher_works_through_a_symlink
 check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off

@@ -1,6 +1,5 @@
 package io.awscsi.core.logging;
 
-import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import io.awscsi.core.csi.CallFailures;
 import io.awscsi.core.metrics.MetricsRegistry;
@@ -62,10 +61,11 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
     return new SimpleForwardingServerCallListener<>(next.startCall(recording, headers)) {
       @Override
       public void onMessage(Q message) {
+        CallIds ids = CallIds.of(message);
+        state.volumeId = ids.volumeId();
+        state.nodeId = ids.nodeId();
+        state.name = ids.name();
         if (message instanceof Message m) {
-          state.volumeId = firstString(m, "volume_id", "source_volume_id", "snapshot_id");
-          state.nodeId = firstString(m, "node_id");
-          state.name = firstString(m, "name");
           if (LOG.isDebugEnabled()) {
             LOG.debug("{}: request {}", method, RequestRedactor.render(m));
           }
@@ -138,18 +138,5 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
     } finally {
       ThreadContext.removeAll(java.util.List.of("rpc", "volumeId", "nodeId", "durationMs", "grpcCode"));
     }
-  }
-
-  private static String firstString(Message m, String... names) {
-    for (String name : names) {
-      FieldDescriptor f = m.getDescriptorForType().findFieldByName(name);
-      if (f != null && f.getJavaType() == FieldDescriptor.JavaType.STRING && !f.isRepeated()) {
-        String v = (String) m.getField(f);
-        if (!v.isEmpty()) {
-          return v;
-        }
-      }
-    }
-    return "";
   }
 }
