@@ -23,6 +23,7 @@ public final class Main {
   /** Exit code for a configuration error the operator must fix. */
   static final int EXIT_USAGE = 2;
   static final int EXIT_FAILURE = 1;
+  private static final java.time.Duration START_SETTLE = java.time.Duration.ofSeconds(3);
 
   private Main() {}
 
@@ -92,8 +93,16 @@ public final class Main {
       runtime.close();
       return EXIT_FAILURE;
     }
-    // Start-up garbage (configuration, class initialisation) goes now, so the heap shrinks to what serving needs.
-    System.gc();
+    // Start-up garbage (configuration, class initialisation) goes once the sidecars' first calls are answered, so the
+    // heap shrinks to what serving needs without pausing those calls.
+    Thread.ofVirtual().name("compact-after-start").start(() -> {
+      try {
+        Thread.sleep(START_SETTLE.toMillis());
+        System.gc();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
     // SIGTERM and SIGINT run shutdown hooks: stop accepting calls, let running ones finish, remove the socket.
     Thread hook = Thread.ofPlatform().name("shutdown").unstarted(runtime::close);
     Runtime.getRuntime().addShutdownHook(hook);
