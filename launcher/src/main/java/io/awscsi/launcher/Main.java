@@ -8,6 +8,7 @@ import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.HttpEndpoint;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +24,7 @@ public final class Main {
   /** Exit code for a configuration error the operator must fix. */
   static final int EXIT_USAGE = 2;
   static final int EXIT_FAILURE = 1;
-  private static final java.time.Duration START_SETTLE = java.time.Duration.ofSeconds(3);
+  private static final Duration START_SETTLE = Duration.ofSeconds(3);
 
   private Main() {}
 

@@ -65,10 +65,8 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
         state.volumeId = ids.volumeId();
         state.nodeId = ids.nodeId();
         state.name = ids.name();
-        if (message instanceof Message m) {
-          if (LOG.isDebugEnabled()) {
-            LOG.debug("{}: request {}", method, RequestRedactor.render(m));
-          }
+        if (message instanceof Message m && LOG.isDebugEnabled()) {
+          LOG.debug("{}: request {}", method, RequestRedactor.render(m));
         }
         super.onMessage(message);
       }

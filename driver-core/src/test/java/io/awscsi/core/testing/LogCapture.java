@@ -4,16 +4,14 @@ import io.awscsi.core.logging.backend.LineLogging;
 import io.awscsi.core.logging.backend.LogLevels;
 import io.awscsi.core.logging.backend.LogLineFormat;
 import io.awscsi.core.logging.backend.LogRecord;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.apache.logging.log4j.Level;
 
 /**
  * Captures everything the driver's log backend writes while open, at the level asked for, with each record rendered
- * as text and as JSON (message, thread context and stack trace), so a test can assert on what would reach the log.
+ * as text and as JSON (the JSON line carries the thread context; both carry the stack trace), so a test can assert on what would reach the log.
  * Closing restores the previous levels and format.
  */
 public final class LogCapture implements AutoCloseable {
@@ -47,8 +45,6 @@ public final class LogCapture implements AutoCloseable {
     StringBuilder out = new StringBuilder();
     for (LogRecord r : records) {
       out.append(LineLogging.render(LogLineFormat.TEXT, r)).append(LineLogging.render(LogLineFormat.JSON, r));
-      Map<String, String> context = new HashMap<>(r.context());
-      out.append(context).append('\n');
     }
     return out.toString();
   }

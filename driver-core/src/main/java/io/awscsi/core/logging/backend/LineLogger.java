@@ -14,8 +14,10 @@ import org.apache.logging.log4j.spi.AbstractLogger;
  */
 final class LineLogger extends AbstractLogger {
 
-  private volatile Level threshold;
-  private volatile int generation = -1;
+  /** The threshold and the configuration generation it was derived from, swapped as one. */
+  private record Threshold(int generation, Level level) {}
+
+  private volatile Threshold threshold = new Threshold(-1, Level.OFF);
 
   LineLogger(String name, MessageFactory messageFactory) {
     super(name, messageFactory);
@@ -23,12 +25,13 @@ final class LineLogger extends AbstractLogger {
 
   @Override
   public Level getLevel() {
+    Threshold t = threshold;
     int current = LineLogging.generation();
-    if (generation != current) {
-      threshold = LineLogging.levels().thresholdFor(getName());
-      generation = current;
+    if (t.generation() != current) {
+      t = new Threshold(current, LineLogging.levels().thresholdFor(getName()));
+      threshold = t;
     }
-    return threshold;
+    return t.level();
   }
 
   private boolean enabled(Level level) {

@@ -24,7 +24,7 @@ public final class LineLogging {
 
   private LineLogging() {}
 
-  public static void configure(LogLineFormat newFormat, LogLevels newLevels) {
+  public static synchronized void configure(LogLineFormat newFormat, LogLevels newLevels) {
     format = Objects.requireNonNull(newFormat, "format");
     levels = Objects.requireNonNull(newLevels, "levels");
     generation++;
