@@ -2,7 +2,8 @@
 # Tests of the distribution as the image ships it: the launcher script (class path and JVM flags per mode, the AOT
 # cache choice), the AOT training script the Dockerfile runs, and the node plugin started from it against a loopback
 # IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear exit when metadata is unreachable,
-# SIGTERM). Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
+# SIGTERM) and a Kubernetes API stand-in (the startup taint removed by a child process, never in the node).
+# Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dist="$(cd "${1:-$root/dist/aws-csi-driver}" && pwd)"
@@ -93,6 +94,27 @@ aot_cache_can_be_turned_off() {
   [[ "$(cmdline noaot)" != *"AOTCache"* ]]
 }
 
+# The node on a "cluster": its startup taint goes, removed by a child JVM; the node itself loads no Kubernetes client.
+the_startup_taint_is_removed_by_a_child_process_not_the_node() {
+  python3 "$root/hack/kube-standin.py" "$work/kube-port" "$work/patches" & pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$work/kube-port" ] && break; sleep 0.05; done
+  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:%s"}}]\n%s\n' \
+    "$(cat "$work/kube-port")" 'users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x' >"$work/kubeconfig"
+  DISABLE_TAINT_WATCHER= KUBECONFIG="$work/kubeconfig" CSI_NODE_NAME=node-1 \
+    JAVA_OPTS="-Xlog:class+load=info:file=$work/tainted-classes.txt" start tainted --driver ebs --mode node
+  wait_socket tainted || return 1
+  for _ in $(seq 1 200); do [ -s "$work/patches" ] && break; sleep 0.1; done
+  cat "$work/patches" 2>/dev/null
+  grep -q '/api/v1/nodes/node-1 .*"op":"replace","path":"/spec/taints","value":\[{"effect":"NoSchedule","key":"example.com/keep"}\]' \
+    "$work/patches" || { echo "no patch removing the startup taint"; return 1; }
+  if grep 'io\.fabric8.*source: file' "$work/tainted-classes.txt"; then echo "the node loaded the Kubernetes client"; return 1; fi
+  # the child logged its outcome on the node's output and is gone
+  for _ in $(seq 1 50); do pgrep -f "remove-startup-taint --driver ebs" >/dev/null || break; sleep 0.1; done
+  ! pgrep -f "remove-startup-taint --driver ebs"
+}
+
 start node --driver ebs --mode node
 start controller --driver ebs --mode controller
 check "node is ready and answers NodeGetInfo from IMDS" node_is_ready_and_answers_node_get_info
@@ -106,5 +128,7 @@ check "the launcher works through a symlink" the_launcher_works_through_a_symlin
 check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
+check "the startup taint is removed by a child process, the node loads no Kubernetes client" \
+  the_startup_taint_is_removed_by_a_child_process_not_the_node
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,12 +2,16 @@ package csi.v1;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.FieldDescriptor;
-import com.google.protobuf.Descriptors.FileDescriptor;
-import com.google.protobuf.Descriptors.MethodDescriptor;
-import com.google.protobuf.Descriptors.ServiceDescriptor;
+import com.google.protobuf.DescriptorProtos.DescriptorProto;
+import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileDescriptorSet;
+import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
+import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
+import com.google.protobuf.ExtensionRegistryLite;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -22,10 +26,25 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The generated code must carry the whole CSI v1.13 surface, and the build-time rename must keep the wire format. */
+/**
+ * The generated code must carry the whole CSI v1.13 surface, and the build-time rename must keep the wire format. The
+ * messages are protobuf-lite, so the spec's structure is read from the descriptor set the build embeds next to them.
+ */
 class CsiSpecCompletenessTest {
 
-  private static final FileDescriptor FILE = Csi.getDescriptor();
+  private static final FileDescriptorProto FILE = csiFile();
+
+  private static FileDescriptorProto csiFile() {
+    try (InputStream in = CsiSpecCompletenessTest.class.getResourceAsStream("/csi/v1/csi.desc")) {
+      assertThat(in).as("csi/v1/csi.desc on the class path").isNotNull();
+      ExtensionRegistryLite registry = ExtensionRegistryLite.newInstance();
+      Csi.registerAllExtensions(registry);
+      return FileDescriptorSet.parseFrom(in, registry).getFileList().stream()
+          .filter(f -> f.getName().equals("csi.proto")).findFirst().orElseThrow();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /** Every service and RPC of CSI spec v1.13.0, written down independently of the downloaded file. */
   private static final Map<String, List<String>> V1_13 = Map.of(
@@ -44,9 +63,9 @@ class CsiSpecCompletenessTest {
   @Test
   void everyServiceAndRpcOfTheSpecIsGenerated() {
     Map<String, Set<String>> generated = new LinkedHashMap<>();
-    for (ServiceDescriptor service : FILE.getServices()) {
-      generated.put(service.getName(),
-          service.getMethods().stream().map(MethodDescriptor::getName).collect(Collectors.toCollection(TreeSet::new)));
+    for (ServiceDescriptorProto service : FILE.getServiceList()) {
+      generated.put(service.getName(), service.getMethodList().stream().map(MethodDescriptorProto::getName)
+          .collect(Collectors.toCollection(TreeSet::new)));
     }
     assertThat(generated.keySet()).containsExactlyInAnyOrderElementsOf(V1_13.keySet());
     V1_13.forEach((service, rpcs) -> assertThat(generated.get(service)).as(service).containsExactlyInAnyOrderElementsOf(rpcs));
@@ -67,15 +86,15 @@ class CsiSpecCompletenessTest {
     assertThat(fieldsByMessage).isNotEmpty();
     int renamed = 0;
     for (var entry : fieldsByMessage.entrySet()) {
-      Descriptor message = FILE.findMessageTypeByName(entry.getKey().split("\\.")[0]);
-      for (String nested : entry.getKey().split("\\.")) {
-        if (!nested.equals(message.getName())) {
-          message = message.findNestedTypeByName(nested);
-        }
+      String[] path = entry.getKey().split("\\.");
+      DescriptorProto message = find(FILE.getMessageTypeList(), path[0]);
+      for (int i = 1; i < path.length && message != null; i++) {
+        message = find(message.getNestedTypeList(), path[i]);
       }
       assertThat(message).as(entry.getKey()).isNotNull();
       for (var field : entry.getValue().entrySet()) {
-        FieldDescriptor generated = message.findFieldByNumber(field.getKey());
+        FieldDescriptorProto generated = message.getFieldList().stream()
+            .filter(f -> f.getNumber() == field.getKey()).findFirst().orElse(null);
         assertThat(generated).as(entry.getKey() + " field " + field.getKey()).isNotNull();
         if (field.getValue().equals("mutable_parameters")) {
           assertThat(generated.getName()).isEqualTo("mutable_params");
@@ -87,6 +106,18 @@ class CsiSpecCompletenessTest {
       }
     }
     assertThat(renamed).as("fields renamed").isEqualTo(4);
+  }
+
+  private static DescriptorProto find(List<DescriptorProto> types, String name) {
+    return types.stream().filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+  }
+
+  @Test
+  void theSpecMarksEverySecretsFieldCsiSecretForTheLogRedactor() {
+    List<FieldDescriptorProto> secrets = FILE.getMessageTypeList().stream().flatMap(m -> m.getFieldList().stream())
+        .filter(f -> f.getName().equals("secrets")).toList();
+    assertThat(secrets).hasSizeGreaterThanOrEqualTo(10)
+        .allSatisfy(f -> assertThat(f.getOptions().getExtension(Csi.csiSecret)).as(f.getJsonName()).isTrue());
   }
 
   private static final Pattern MESSAGE = Pattern.compile("^\\s*message\\s+(\\w+)\\s*\\{");

@@ -1,10 +1,11 @@
 package io.awscsi.launcher;
 
-import com.google.protobuf.Message;
-import com.google.protobuf.util.JsonFormat;
+import com.google.protobuf.MessageLite;
 import csi.v1.ControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
+import io.awscsi.core.json.CsiJsonParser;
+import io.awscsi.core.json.CsiJsonPrinter;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -27,7 +28,7 @@ public final class CsiClient {
   private CsiClient() {}
 
   public static int run(String endpoint, String rpc, String json, PrintStream out, PrintStream err) {
-    MethodDescriptor<Message, Message> method = find(rpc);
+    MethodDescriptor<MessageLite, MessageLite> method = find(rpc);
     if (method == null) {
       err.println("unknown RPC " + rpc + "; one of: " + String.join(", ", names()));
       return 2;
@@ -35,17 +36,16 @@ public final class CsiClient {
     ManagedChannel channel = Grpc.newChannelBuilder(endpoint.replaceFirst("^unix:/+", "unix:///"),
         InsecureChannelCredentials.create()).build();
     try {
-      Message.Builder request = requestBuilder(method);
-      JsonFormat.parser().merge(json == null || json.isBlank() ? "{}" : json, request);
-      Message response = ClientCalls.blockingUnaryCall(channel, method,
-          CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.MINUTES), request.build());
-      out.println(JsonFormat.printer().print(response));
+      MessageLite request = new CsiJsonParser().parse(json, prototype(method));
+      MessageLite response = ClientCalls.blockingUnaryCall(channel, method,
+          CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.MINUTES), request);
+      out.println(CsiJsonPrinter.pretty().print(response));
       return 0;
     } catch (StatusRuntimeException e) {
       err.println(rpc + " failed: " + e.getStatus().getCode() + ": " + e.getStatus().getDescription());
       return 1;
-    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-      err.println("request JSON does not match " + rpc + "Request: " + e.getMessage());
+    } catch (CsiJsonParser.JsonMismatchException e) {
+      err.println("request JSON does not match " + method.getBareMethodName() + "Request: " + e.getMessage());
       return 2;
     } finally {
       channel.shutdownNow();
@@ -53,14 +53,14 @@ public final class CsiClient {
   }
 
   @SuppressWarnings("unchecked")
-  private static Message.Builder requestBuilder(MethodDescriptor<Message, Message> method) {
-    var marshaller = (MethodDescriptor.PrototypeMarshaller<Message>) method.getRequestMarshaller();
-    return marshaller.getMessagePrototype().newBuilderForType();
+  private static MessageLite prototype(MethodDescriptor<MessageLite, MessageLite> method) {
+    var marshaller = (MethodDescriptor.PrototypeMarshaller<MessageLite>) method.getRequestMarshaller();
+    return marshaller.getMessagePrototype();
   }
 
   @SuppressWarnings("unchecked")
-  private static MethodDescriptor<Message, Message> find(String rpc) {
-    return (MethodDescriptor<Message, Message>) methods()
+  private static MethodDescriptor<MessageLite, MessageLite> find(String rpc) {
+    return (MethodDescriptor<MessageLite, MessageLite>) methods()
         .filter(m -> m.getBareMethodName().equalsIgnoreCase(rpc)).findFirst().orElse(null);
   }
 

@@ -2,8 +2,6 @@ package io.awscsi.launcher;
 
 import io.awscsi.aws.Environment;
 import io.awscsi.aws.k8s.KubernetesClientProvider;
-import io.awscsi.aws.k8s.StartupTaintRemover;
-import io.awscsi.aws.k8s.StartupTaintSettings;
 import io.awscsi.aws.limits.VolumeAttachLimitSettings;
 import io.awscsi.aws.limits.VolumeAttachLimits;
 import io.awscsi.aws.metadata.InstanceMetadata;
@@ -116,7 +114,7 @@ final class DriverFactories {
       });
       NvmeDeviceLocator locator = loops != null ? loops.locator(DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
-      startTaintRemover(StartupTaintSettings.forEbs(), kube, env, resources);
+      startTaintRemoval("ebs", o, env, resources);
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.ofNullable(info));
@@ -154,7 +152,7 @@ final class DriverFactories {
           o.efs().maxInflightMountCalls(), backend, o.efs().localRoot());
       node = EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
           () -> SdkEfsCloud.create(efsClient.get(), metrics));
-      startTaintRemover(StartupTaintSettings.forEfs(), kube, env, resources);
+      startTaintRemoval("efs", o, env, resources);
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.empty());
@@ -196,10 +194,8 @@ final class DriverFactories {
     return AwsEndpoints.fromEnvironment(env).resolve(service).map(AwsEndpoints.Endpoint::uri);
   }
 
-  private static void startTaintRemover(StartupTaintSettings settings, KubernetesClientProvider kube, Environment env,
-      Resources resources) {
-    StartupTaintRemover remover = resources.add(new StartupTaintRemover(settings, kube, env));
-    remover.start();
+  private static void startTaintRemoval(String driver, DriverOptions o, Environment env, Resources resources) {
+    StartupTaintProcess.start(driver, env.variables(), o.logFormat(), o.logLevel()).ifPresent(resources::add);
   }
 
   private static <T> Supplier<T> memoize(Supplier<T> supplier) {

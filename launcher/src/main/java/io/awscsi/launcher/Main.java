@@ -17,7 +17,7 @@ import org.apache.logging.log4j.LogManager;
 /**
  * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
  * Subcommands: {@code local} (the local runtime on emulated AWS), {@code client} (call an RPC by hand),
- * {@code pre-stop-hook} (EBS node preStop).
+ * {@code pre-stop-hook} (EBS node preStop), {@code remove-startup-taint} (the node's child process for its taint).
  */
 public final class Main {
 
@@ -42,9 +42,11 @@ public final class Main {
         case "local" -> LocalRuntime.run(rest, env, out, err);
         case "client" -> client(rest, env, out, err);
         case "pre-stop-hook" -> PreStopHook.run(env, err);
+        case StartupTaintCommand.NAME -> StartupTaintCommand.run(rest, env, err);
         case "serve" -> serve(rest, env, out, err);
         default -> {
-          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client or pre-stop-hook");
+          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, pre-stop-hook or "
+              + StartupTaintCommand.NAME);
           yield EXIT_USAGE;
         }
       };

@@ -1,7 +1,6 @@
 package io.awscsi.aws.k8s;
 
 import io.awscsi.aws.Environment;
-import io.awscsi.aws.metadata.KubernetesMetadataSource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
@@ -36,9 +35,9 @@ public final class StartupTaintRemover implements AutoCloseable {
   private static final Logger LOG = LogManager.getLogger(StartupTaintRemover.class);
 
   /** Set (to anything but {@code false}) to leave the taint alone, as upstream's opt-out. */
-  public static final String DISABLE_VARIABLE = "DISABLE_TAINT_WATCHER";
+  public static final String DISABLE_VARIABLE = StartupTaintSettings.DISABLE_VARIABLE;
 
-  public static final String NODE_NAME_VARIABLE = KubernetesMetadataSource.NODE_NAME_VARIABLE;
+  public static final String NODE_NAME_VARIABLE = StartupTaintSettings.NODE_NAME_VARIABLE;
 
   private static final String TAINTS_PATH = "/spec/taints";
 
@@ -89,14 +88,11 @@ public final class StartupTaintRemover implements AutoCloseable {
   /** Removes the taint on the calling thread; blocks until done, skipped, or the deadline passes. */
   public TaintRemovalOutcome run() {
     String taintKey = settings.taintKey();
-    Optional<String> disabled = environment.get(DISABLE_VARIABLE).filter(v -> !v.equalsIgnoreCase("false"));
-    if (disabled.isPresent()) {
-      return skipped(DISABLE_VARIABLE + "=" + disabled.get() + " is set");
+    Optional<String> skip = StartupTaintSettings.skipReason(environment);
+    if (skip.isPresent()) {
+      return skipped(skip.get());
     }
     Optional<String> nodeName = environment.get(NODE_NAME_VARIABLE);
-    if (nodeName.isEmpty()) {
-      return skipped(NODE_NAME_VARIABLE + " is not set, so this node's name is unknown");
-    }
     long deadline = System.nanoTime() + settings.deadline().toNanos();
     Duration delay = settings.initialDelay();
     int attempts = 0;

@@ -1,7 +1,9 @@
 package io.awscsi.aws.k8s;
 
+import io.awscsi.aws.Environment;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How the startup taint is removed: which driver's taint, when the driver counts as registered, and the retry
@@ -15,6 +17,12 @@ public record StartupTaintSettings(
     double backoffFactor,
     Duration maxDelay,
     Duration deadline) {
+
+  /** Set (to anything but {@code false}) to leave the taint alone, as upstream's opt-out. */
+  public static final String DISABLE_VARIABLE = "DISABLE_TAINT_WATCHER";
+
+  /** The node's name, from the downward API. */
+  public static final String NODE_NAME_VARIABLE = "CSI_NODE_NAME";
 
   /** Upstream's watcher gives up after about 10 minutes. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(10);
@@ -35,6 +43,21 @@ public record StartupTaintSettings(
     if (backoffFactor < 1.0) {
       throw new IllegalArgumentException("backoffFactor must be >= 1, was " + backoffFactor);
     }
+  }
+
+  /**
+   * Why removal does not apply here, if it does not: the opt-out is set, or the node's name is unknown. Needs no
+   * Kubernetes client, so a node decides this without loading one.
+   */
+  public static Optional<String> skipReason(Environment environment) {
+    Optional<String> disabled = environment.get(DISABLE_VARIABLE).filter(v -> !v.equalsIgnoreCase("false"));
+    if (disabled.isPresent()) {
+      return Optional.of(DISABLE_VARIABLE + "=" + disabled.get() + " is set");
+    }
+    if (environment.get(NODE_NAME_VARIABLE).isEmpty()) {
+      return Optional.of(NODE_NAME_VARIABLE + " is not set, so this node's name is unknown");
+    }
+    return Optional.empty();
   }
 
   /** EBS: taint removed once CSINode has the driver with its allocatable count. */

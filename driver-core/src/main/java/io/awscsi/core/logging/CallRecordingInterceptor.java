@@ -1,6 +1,6 @@
 package io.awscsi.core.logging;
 
-import com.google.protobuf.Message;
+import com.google.protobuf.MessageLite;
 import io.awscsi.core.csi.CallFailures;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
@@ -42,7 +42,7 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
     ServerCall<Q, R> recording = new SimpleForwardingServerCall<>(call) {
       @Override
       public void sendMessage(R message) {
-        if (LOG.isDebugEnabled() && message instanceof Message m) {
+        if (LOG.isDebugEnabled() && message instanceof MessageLite m) {
           state.response = RequestRedactor.render(m);
         }
         super.sendMessage(message);
@@ -65,7 +65,7 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
         state.volumeId = ids.volumeId();
         state.nodeId = ids.nodeId();
         state.name = ids.name();
-        if (message instanceof Message m && LOG.isDebugEnabled()) {
+        if (message instanceof MessageLite m && LOG.isDebugEnabled()) {
           LOG.debug("{}: request {}", method, RequestRedactor.render(m));
         }
         super.onMessage(message);
