@@ -12,6 +12,7 @@ final class Usage {
       aws-csi-driver local [--driver ebs|efs|both] [--no-lifecycle] [--socket-dir DIR]
       aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']
       aws-csi-driver pre-stop-hook
+      aws-csi-driver remove-startup-taint --driver ebs|efs   (the node runs it as a child process)
 
       Common flags:
         --endpoint unix:///csi/csi.sock     CSI socket (env CSI_ENDPOINT); unix:/abs/path also accepted

@@ -49,6 +49,16 @@ public final class StartupBenchmark {
         print("AOT cache", with);
         System.out.printf("ratio AOT/JIT: ready %.2f, idle RSS %.2f%n", with.readyMs / without.readyMs,
             with.rssMiB / without.rssMiB);
+        // As on a cluster: the startup taint is there to remove (by the node's child process), as EKS nodes have it.
+        try (KubeApiStandIn kube = KubeApiStandIn.start(Files.createTempDirectory("bench-kube"))) {
+          Map<String, String> cluster = new java.util.HashMap<>(env);
+          cluster.remove("DISABLE_TAINT_WATCHER");
+          cluster.put("KUBECONFIG", kube.kubeconfig().toString());
+          cluster.put("CSI_NODE_NAME", "node-1");
+          Result onCluster = measure(dist, cluster, runs, aot.toString());
+          print("AOT+taint", onCluster);
+          System.out.printf("startup taint removals seen by the API stand-in: %d of %d runs%n", kube.patches(), runs);
+        }
       } else {
         System.out.println("no AOT cache at " + aot + " (make build-aot makes the caches)");
       }
@@ -56,6 +66,68 @@ public final class StartupBenchmark {
   }
 
   record Result(double readyMs, double rssMiB, List<Long> readies, List<Long> rss, double socketMs) {}
+
+  /** The Kubernetes API a node sees at start: its Node with the startup taint, its CSINode with the driver listed. */
+  static final class KubeApiStandIn implements AutoCloseable {
+    private final com.sun.net.httpserver.HttpServer server;
+    private final Path kubeconfig;
+    private final java.util.concurrent.atomic.AtomicInteger patches = new java.util.concurrent.atomic.AtomicInteger();
+
+    private KubeApiStandIn(com.sun.net.httpserver.HttpServer server, Path kubeconfig) {
+      this.server = server;
+      this.kubeconfig = kubeconfig;
+    }
+
+    static KubeApiStandIn start(Path dir) throws IOException {
+      var server = com.sun.net.httpserver.HttpServer.create(
+          new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+      Path kubeconfig = dir.resolve("kubeconfig");
+      Files.writeString(kubeconfig, """
+          apiVersion: v1
+          kind: Config
+          clusters: [{name: c, cluster: {server: "http://127.0.0.1:%d"}}]
+          users: [{name: u, user: {token: t}}]
+          contexts: [{name: x, context: {cluster: c, user: u}}]
+          current-context: x
+          """.formatted(server.getAddress().getPort()));
+      KubeApiStandIn standIn = new KubeApiStandIn(server, kubeconfig);
+      server.createContext("/api/v1/nodes/node-1", exchange -> {
+        if (exchange.getRequestMethod().equals("PATCH")) {
+          exchange.getRequestBody().readAllBytes();
+          standIn.patches.incrementAndGet();
+        }
+        reply(exchange, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-1\"},\"spec\":"
+            + "{\"taints\":[{\"key\":\"ebs.csi.aws.com/agent-not-ready\",\"effect\":\"NoExecute\"}]}}");
+      });
+      server.createContext("/apis/storage.k8s.io/v1/csinodes/node-1", exchange -> reply(exchange,
+          "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"CSINode\",\"metadata\":{\"name\":\"node-1\"},"
+              + "\"spec\":{\"drivers\":[{\"name\":\"ebs.csi.aws.com\",\"nodeID\":\"i-1\","
+              + "\"allocatable\":{\"count\":25}}]}}"));
+      server.start();
+      return standIn;
+    }
+
+    private static void reply(com.sun.net.httpserver.HttpExchange exchange, String body) throws IOException {
+      byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, bytes.length);
+      exchange.getResponseBody().write(bytes);
+      exchange.close();
+    }
+
+    Path kubeconfig() {
+      return kubeconfig;
+    }
+
+    int patches() {
+      return patches.get();
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+    }
+  }
 
   private static void print(String label, Result r) {
     System.out.printf("%-10s time to ready: median %.0f ms %s (socket bound: median %.0f ms); idle RSS: median %.1f MiB"
