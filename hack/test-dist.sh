@@ -115,6 +115,14 @@ current-context: x' >"$work/kubeconfig"
   ! pgrep -f "remove-startup-taint --driver ebs"
 }
 
+# Netty's native library comes from lib/native: the node starts with no usable temporary directory at all.
+node_needs_no_temporary_directory() {
+  JAVA_OPTS="-Djava.io.tmpdir=$work/no-such-dir" start notmp --driver ebs --mode node
+  wait_socket notmp || return 1
+  for _ in $(seq 1 100); do call notmp Probe | grep -q '"ready": true' && return 0; sleep 0.05; done
+  cat "$work/notmp.log"; return 1
+}
+
 start node --driver ebs --mode node
 start controller --driver ebs --mode controller
 check "node is ready and answers NodeGetInfo from IMDS" node_is_ready_and_answers_node_get_info
@@ -128,6 +136,7 @@ check "the launcher works through a symlink" the_launcher_works_through_a_symlin
 check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
+check "the node needs no temporary directory (Netty's library loads from lib/native)" node_needs_no_temporary_directory
 check "the startup taint is removed by a child process, the node loads no Kubernetes client" \
   the_startup_taint_is_removed_by_a_child_process_not_the_node
 echo "$passed passed, $failed failed"

@@ -57,8 +57,12 @@ final class DriverFactories {
 
   private DriverFactories() {}
 
-  /** A built driver, and the node info still being read when it runs a node (see {@link DeferredNodeInfo}). */
-  record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo) {
+  /**
+   * A built driver, the node info still being read when it runs a node (see {@link DeferredNodeInfo}), and what to
+   * start once it serves: a node's startup-taint removal, which cannot succeed before kubelet has registered the
+   * driver anyway, so its child JVM does not compete with the node's own start for CPU.
+   */
+  record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
 
     /** Waits for the node info; the reason when it could not be read, and the driver cannot serve. */
     Optional<String> awaitStartFailure() {
@@ -114,10 +118,9 @@ final class DriverFactories {
       });
       NvmeDeviceLocator locator = loops != null ? loops.locator(DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
-      startTaintRemoval("ebs", o, env, resources);
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
-        Optional.ofNullable(node), true, resources), Optional.ofNullable(info));
+        Optional.ofNullable(node), true, resources), Optional.ofNullable(info), afterStart("ebs", o, env, resources));
   }
 
   private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
@@ -152,10 +155,9 @@ final class DriverFactories {
           o.efs().maxInflightMountCalls(), backend, o.efs().localRoot());
       node = EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
           () -> SdkEfsCloud.create(efsClient.get(), metrics));
-      startTaintRemoval("efs", o, env, resources);
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
-        Optional.ofNullable(node), true, resources), Optional.empty());
+        Optional.ofNullable(node), true, resources), Optional.empty(), afterStart("efs", o, env, resources));
   }
 
   private static EfsClient efsClient(AwsClientConfig aws, Environment env,
@@ -194,8 +196,13 @@ final class DriverFactories {
     return AwsEndpoints.fromEnvironment(env).resolve(service).map(AwsEndpoints.Endpoint::uri);
   }
 
-  private static void startTaintRemoval(String driver, DriverOptions o, Environment env, Resources resources) {
-    StartupTaintProcess.start(driver, env.variables(), o.logFormat(), o.logLevel()).ifPresent(resources::add);
+  /** A node removes its startup taint (in a child process) once it serves; a controller has nothing to start. */
+  private static Runnable afterStart(String driver, DriverOptions o, Environment env, Resources resources) {
+    if (!o.mode().node()) {
+      return () -> { };
+    }
+    return () -> StartupTaintProcess.start(driver, env.variables(), o.logFormat(), o.logLevel())
+        .ifPresent(resources::add);
   }
 
   private static <T> Supplier<T> memoize(Supplier<T> supplier) {

@@ -96,6 +96,7 @@ public final class Main {
       runtime.close();
       return EXIT_FAILURE;
     }
+    driver.afterStart().run();
     // Start-up garbage (configuration, class initialisation) goes once the sidecars' first calls are answered, so the
     // heap shrinks to what serving needs without pausing those calls.
     Thread.ofVirtual().name("compact-after-start").start(() -> {
