@@ -115,6 +115,16 @@ current-context: x' >"$work/kubeconfig"
   ! pgrep -f "remove-startup-taint --driver ebs"
 }
 
+# The EFS node from the same distribution (its class path has what it needs, e.g. the EFS SDK).
+efs_node_is_ready_and_answers_node_get_info() {
+  start efsnode --driver efs --mode node
+  wait_socket efsnode || { cat "$work/efsnode.log"; return 1; }
+  for _ in $(seq 1 100); do call efsnode Probe | grep -q '"ready": true' && break; sleep 0.05; done
+  call efsnode NodeGetInfo | tee "$work/efs-info.json"
+  grep -q '"nodeId": "i-0aaaaaaaaaaaaaaaa"' "$work/efs-info.json" || { cat "$work/efsnode.log"; return 1; }
+  ! grep -q 'Exception' "$work/efsnode.log" || { cat "$work/efsnode.log"; return 1; }
+}
+
 # Netty's native library comes from lib/native: the node starts with no usable temporary directory at all.
 node_needs_no_temporary_directory() {
   JAVA_OPTS="-Djava.io.tmpdir=$work/no-such-dir" start notmp --driver ebs --mode node
@@ -136,6 +146,7 @@ check "the launcher works through a symlink" the_launcher_works_through_a_symlin
 check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
+check "the EFS node is ready and answers NodeGetInfo" efs_node_is_ready_and_answers_node_get_info
 check "the node needs no temporary directory (Netty's library loads from lib/native)" node_needs_no_temporary_directory
 check "the startup taint is removed by a child process, the node loads no Kubernetes client" \
   the_startup_taint_is_removed_by_a_child_process_not_the_node
