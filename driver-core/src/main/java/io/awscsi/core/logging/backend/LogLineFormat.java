@@ -1,5 +1,6 @@
 package io.awscsi.core.logging.backend;
 
+import io.awscsi.core.json.JsonQuoting;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.ZoneOffset;
@@ -75,24 +76,6 @@ public enum LogLineFormat {
   }
 
   private static void quote(StringBuilder out, String s) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
+    JsonQuoting.quote(out, s);
   }
 }
