@@ -6,6 +6,10 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.logging.log4j.LogManager;
@@ -82,13 +86,35 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
     String instanceType = requiredField(document, "instanceType");
     String region = requiredField(document, "region");
     String zone = requiredField(document, "availabilityZone");
-    int enis = attachedEniCount();
-    int ebsMappings = countEbsMappings(read(BLOCK_DEVICE_MAPPING_PATH).asString());
-    InstanceMetadata metadata =
-        new InstanceMetadata(
-            instanceId, instanceType, region, zone, zoneId(), enis, ebsMappings, outpostArn());
+    // The rest at once: each read is a round trip, and a node is not ready before all are answered. The document
+    // was read first, so the session token they share is already there.
+    InstanceMetadata metadata;
+    try (ExecutorService reads = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Integer> enis = reads.submit(this::attachedEniCount);
+      Future<Integer> ebsMappings = reads.submit(() -> countEbsMappings(read(BLOCK_DEVICE_MAPPING_PATH).asString()));
+      Future<String> zoneId = reads.submit(this::zoneId);
+      Future<OutpostArn> outpost = reads.submit(this::outpostArn);
+      metadata = new InstanceMetadata(instanceId, instanceType, region, zone, await(zoneId), await(enis),
+          await(ebsMappings), await(outpost));
+    }
     LOG.debug("IMDS metadata: {}", metadata);
     return metadata;
+  }
+
+  private static <T> T await(Future<T> read) throws MetadataUnavailableException {
+    try {
+      return read.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MetadataUnavailableException("interrupted while reading instance metadata", e);
+    } catch (ExecutionException e) {
+      switch (e.getCause()) {
+        case MetadataUnavailableException unavailable -> throw unavailable;
+        case RuntimeException runtime -> throw runtime;
+        case Error error -> throw error;
+        default -> throw new MetadataUnavailableException("reading instance metadata failed: " + e.getCause(), e);
+      }
+    }
   }
 
   /** The number of network interfaces attached now (upstream re-reads it on every NodeGetInfo). */
