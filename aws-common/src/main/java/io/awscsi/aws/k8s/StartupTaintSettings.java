@@ -1,6 +1,7 @@
 package io.awscsi.aws.k8s;
 
 import io.awscsi.aws.Environment;
+import io.awscsi.aws.metadata.KubernetesMetadataSource;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,8 +22,8 @@ public record StartupTaintSettings(
   /** Set (to anything but {@code false}) to leave the taint alone, as upstream's opt-out. */
   public static final String DISABLE_VARIABLE = "DISABLE_TAINT_WATCHER";
 
-  /** The node's name, from the downward API. */
-  public static final String NODE_NAME_VARIABLE = "CSI_NODE_NAME";
+  /** The node's name, from the downward API (a constant: reading it loads no Kubernetes client class). */
+  public static final String NODE_NAME_VARIABLE = KubernetesMetadataSource.NODE_NAME_VARIABLE;
 
   /** Upstream's watcher gives up after about 10 minutes. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(10);
