@@ -57,7 +57,7 @@ class LinuxMounterTest {
 
     assertThat(runner.commandLines()).containsExactly(
         "mount -o bind /staging " + target,
-        "mount -o remount,bind,ro,noatime " + target);
+        "mount -o remount,bind,noatime,ro " + target);
   }
 
   @Test
