@@ -333,6 +333,12 @@ class EbsNodeAdversarialTest {
       CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodeUnpublishVolume(
           NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id()).setTargetPath(path.toString()).build()));
     }
+    Path file = Files.writeString(FX.newDirectory("victim-").resolve("notes"), "keep me");
+    CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodeUnpublishVolume(
+        NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id()).setTargetPath(file.toString()).build()));
+    assertThat(Files.readString(file)).isEqualTo("keep me");
+    CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id())
+        .setTargetPath(mine.target().toString()).build()));
     for (Path path : new Path[] {other.staging(), Path.of("/"), Path.of("/proc")}) {
       CsiAssert.refused(Code.FAILED_PRECONDITION, "staging_target_path", () -> ebs.node().nodeUnstageVolume(
           NodeUnstageVolumeRequest.newBuilder().setVolumeId(mine.id()).setStagingTargetPath(path.toString())
@@ -341,13 +347,7 @@ class EbsNodeAdversarialTest {
     assertThat(Files.readString(other.target().resolve("data.txt"))).isEqualTo("other");
     assertThat(HostCommands.mountAt(other.staging())).isPresent();
     assertThat(HostCommands.mountAt(Path.of("/proc"))).isPresent();
-    Path file = Files.writeString(FX.newDirectory("victim-").resolve("notes"), "keep me");
-    CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodeUnpublishVolume(
-        NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id()).setTargetPath(file.toString()).build()));
-    assertThat(Files.readString(file)).isEqualTo("keep me");
-    // Its own paths still tear down.
-    CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id())
-        .setTargetPath(mine.target().toString()).build()));
+    // Its own staging path still tears down.
     CsiAssert.ok(() -> ebs.node().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(mine.id())
         .setStagingTargetPath(mine.staging().toString()).build()));
     assertThat(HostCommands.mountAt(mine.staging())).isEmpty();
