@@ -222,10 +222,6 @@ public final class EbsVolumePublisher implements VolumePublisher {
   }
 
   private void unmountCorrupted(String volumeId, Path target, String reason) {
-    if (!published.mayUnmount(volumeId, target, new MountState.Corrupted(reason))) {
-      throw DriverException.failedPrecondition("target_path " + target + " holds a corrupted mount (" + reason
-          + ") that is not a file system or device of an EBS volume; it is not unmounted");
-    }
     LOG.warn("NodePublishVolume: unmounting the corrupted mount at {}: {}", target, reason);
     host.mounter().unmount(target);
   }

@@ -92,10 +92,6 @@ public final class EbsVolumeStager implements VolumeStager {
             + " mounted, not volume " + volumeId + " (" + device + "); unstage what is there first");
       }
       case MountState.Corrupted(String reason) -> {
-        if (!published.mayUnmount(volumeId, staging, new MountState.Corrupted(reason))) {
-          throw DriverException.failedPrecondition("staging_target_path " + staging + " holds a corrupted mount ("
-              + reason + ") that is not a file system of an EBS volume; it is not unmounted");
-        }
         LOG.warn("NodeStageVolume: unmounting the corrupted mount at {} before staging {}: {}", staging, volumeId,
             reason);
         host.mounter().unmount(staging);

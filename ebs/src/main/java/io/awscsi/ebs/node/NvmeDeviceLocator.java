@@ -119,7 +119,8 @@ public final class NvmeDeviceLocator {
   }
 
   /**
-   * The publish context's device path, if any: absolute, clean and inside {@code /dev}, as EC2's device names are.
+   * The publish context's device path, if any: absolute, clean and inside {@code /dev} (as EC2's device names are) or
+   * the by-id directory (the loop backend's links).
    *
    * @throws DriverException InvalidArgument naming {@code publish_context.devicePath} otherwise
    */
@@ -138,11 +139,12 @@ public final class NvmeDeviceLocator {
       throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
           + DEVICE_PATH_KEY + " is not a path");
     }
-    if (!path.isAbsolute() || !path.normalize().equals(path) || !path.startsWith(devDirectory)
-        || path.equals(devDirectory)) {
+    boolean inside = (path.startsWith(devDirectory) && !path.equals(devDirectory))
+        || (path.startsWith(byIdDirectory) && !path.equals(byIdDirectory));
+    if (!path.isAbsolute() || !path.normalize().equals(path) || !inside) {
       throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
-          + DEVICE_PATH_KEY + " " + value + " is not a device path inside " + devDirectory + " such as "
-          + devDirectory.resolve("xvdba"));
+          + DEVICE_PATH_KEY + " " + value + " is not a device path inside " + devDirectory + " (or the by-id links "
+          + byIdDirectory + ") such as " + devDirectory.resolve("xvdba"));
     }
     return Optional.of(path);
   }

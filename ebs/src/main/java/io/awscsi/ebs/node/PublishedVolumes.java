@@ -12,7 +12,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What of a volume is mounted at a path, proven by the kernel's view of it: the mount's device (mountinfo's
@@ -22,9 +21,6 @@ import java.util.Set;
  * caller names.
  */
 final class PublishedVolumes {
-
-  /** File systems the EBS node makes: a corrupted mount of one of these may be unmounted though its device is gone. */
-  private static final Set<String> EBS_FILE_SYSTEMS = Set.of("ext2", "ext3", "ext4", "xfs");
 
   /** A volume found at a path. */
   sealed interface Published {
@@ -77,15 +73,14 @@ final class PublishedVolumes {
   }
 
   /**
-   * Whether a tear-down may unmount the path: a healthy mount must be provably the volume's; a corrupted one (its
-   * device may be gone, so it cannot be identified) only when it is a file system or device bind the EBS node makes.
+   * Whether a tear-down may unmount the path: a healthy mount must be provably the volume's. A corrupted one (its
+   * server or device is gone, so it cannot be identified) is unusable to anyone and is unmounted, so the path can be
+   * used again.
    */
   boolean mayUnmount(String volumeId, Path path, MountState state) {
     return switch (state) {
       case MountState.Mounted(MountInfo mount) -> identify(volumeId, path, mount).isPresent();
-      case MountState.Corrupted c -> mounter.findMount(path)
-          .map(mount -> EBS_FILE_SYSTEMS.contains(mount.fsType()) || mount.fsType().equals("devtmpfs"))
-          .orElse(true);
+      case MountState.Corrupted c -> true;
       case MountState.Absent a -> true;
       case MountState.NotMounted n -> true;
     };

@@ -126,10 +126,6 @@ public final class EfsVolumePublisher implements VolumePublisher {
         return true;
       }
       case MountState.Corrupted corrupted -> {
-        if (mounter.findMount(target).filter(backend::madeHere).isEmpty()) {
-          throw DriverException.failedPrecondition("target_path " + target + " holds a corrupted mount ("
-              + corrupted.reason() + ") that is not an EFS mount; it is not unmounted");
-        }
         LOG.warn("NodePublishVolume: the mount at {} is corrupted ({}); mounting {} again", target,
             corrupted.reason(), handle.volumeId());
         unmount(target);
@@ -188,13 +184,16 @@ public final class EfsVolumePublisher implements VolumePublisher {
     }
   }
 
-  /** Whether a mount at a target may be this volume's: of this backend's kind, and not provably another path. */
+  /**
+   * Whether a mount at a target may be this volume's: of this backend's kind, and not provably another path. A
+   * corrupted mount (a hung or stale NFS mount) is unusable to anyone and is always unmounted.
+   */
   private boolean ownMount(String volumeId, MountInfo mount, MountState state) {
+    if (state instanceof MountState.Corrupted) {
+      return true;
+    }
     if (!backend.madeHere(mount)) {
       return false;
-    }
-    if (state instanceof MountState.Corrupted) {
-      return true; // its file system is gone: only the kind can be told
     }
     VolumeHandle handle = VolumeHandle.parse(volumeId);
     return !(backend.match(new EfsMountRequest(handle.fileSystemId(), handle.path(), handle.accessPointId(),
