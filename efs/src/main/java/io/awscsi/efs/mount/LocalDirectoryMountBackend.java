@@ -47,7 +47,17 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
             + request.fileSystemId() + (request.accessPointId().isEmpty() ? "" : " under access point "
             + request.accessPointId()) + " (local directory " + source + ")");
       }
-      mounter.bindMount(source, target, request.readOnly(), List.of());
+      // EFS resolves symbolic links inside the file system; here a link a tenant wrote into the volume would lead
+      // out of the stand-in's directory onto the host, so the directory must resolve to inside it.
+      Path real = source.toRealPath();
+      Path within = accessPointRootOf(request).toRealPath();
+      if (!real.startsWith(within)) {
+        throw DriverException.failedPrecondition("path " + request.path() + " of file system "
+            + request.fileSystemId() + " resolves through a symbolic link to " + real + ", outside "
+            + (request.accessPointId().isEmpty() ? "the file system" : "access point " + request.accessPointId())
+            + "; it is not mounted");
+      }
+      mounter.bindMount(real, target, request.readOnly(), List.of());
     } catch (IOException e) {
       throw DriverException.internal("cannot prepare the local stand-in of " + request.fileSystemId() + " under "
           + root + ": " + e.getMessage(), e);
@@ -74,6 +84,13 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
       }
     }
     return fsRoot.resolve(EfsPaths.relative(EfsPaths.join(base, request.path())));
+  }
+
+  /** The directory a request may not leave: the access point's root, or the file system's. */
+  private Path accessPointRootOf(EfsMountRequest request) throws IOException {
+    return request.accessPointId().isEmpty() ? fileSystemRoot(request.fileSystemId())
+        : source(new EfsMountRequest(request.fileSystemId(), EfsPaths.ROOT, request.accessPointId(), List.of(),
+            request.readOnly()), false);
   }
 
   /**
