@@ -812,9 +812,17 @@ UNCONDITIONED = {
     ("ec2:AttachVolume", "arn:aws:ec2:*:*:instance/*"),
     ("ec2:DetachVolume", "arn:aws:ec2:*:*:instance/*"),
 }
+# The tags each policy may condition on: tags the driver sets itself (kubernetes.io/created-for/pvc/name also marks
+# the volumes the in-tree provisioner made, which CSI migration hands to this driver; KubernetesCluster and
+# ebs.csi.aws.com/cluster-name come with --k8s-tag-cluster-id), and for the cross-account policy the tag the operator
+# puts on the other account's role.
 DRIVER_TAGS = {
-    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName"},
+    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName",
+                        "kubernetes.io/created-for/pvc/name"},
+    "ebs-policy-cluster-scoped.json": {"ebs.csi.aws.com/cluster-name", "KubernetesCluster",
+                                       "kubernetes.io/created-for/pvc/name"},
     "efs-policy.json": {"efs.csi.aws.com/cluster"},
+    "efs-cross-account-policy.json": {"efs.csi.aws.com/cross-account"},
 }
 
 
@@ -851,6 +859,18 @@ def check_iam_policy(file_name: str) -> list[str]:
             for resource in resources:
                 if (action, resource) not in UNCONDITIONED:
                     problems.append(f"{file_name}/{sid}: {action} on {resource} is not bound to a driver tag")
+        if "ec2:DeleteTags" in actions and condition.get("Null", {}).get("aws:TagKeys") != "false":
+            problems.append(f"{file_name}/{sid}: DeleteTags without the Null aws:TagKeys=false guard (a request "
+                            "naming no key deletes every tag)")
+        if file_name.startswith("ebs-policy-cluster-scoped"):
+            values = [v for c in condition.values() for k, v in c.items() if "cluster-name" in k or
+                      "KubernetesCluster" in k]
+            if any(v != "${aws:PrincipalTag/eks-cluster-name}" for v in values):
+                problems.append(f"{file_name}/{sid}: cluster tag not compared with the session's eks-cluster-name")
+    if file_name == "ebs-policy.json" and not any(
+            "ec2:ResourceTag/kubernetes.io/created-for/pvc/name" in c for st in policy["Statement"]
+            for c in st.get("Condition", {}).values()):
+        problems.append(f"{file_name}: no statement for the in-tree provisioner's volumes (CSI migration)")
     if missing := DRIVER_TAGS[file_name] - tags_used:
         problems.append(f"{file_name}: never conditioned on {sorted(missing)}")
     if unknown := tags_used - DRIVER_TAGS[file_name]:
