@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * csi-sanity for EBS against LocalStack's EC2 behind the realism layer (as {@code CsiSanityTest} runs it against
@@ -22,12 +23,13 @@ import org.junit.jupiter.api.Test;
  * its community process (no EFS there).
  */
 @Tag("integration")
+@ExtendWith(LocalStackLane.class)
 class LocalStackCsiSanityTest {
 
   @Test
-  void ebsPassesCsiSanityAgainstLocalStack() throws Exception {
+  void ebsPassesCsiSanityAgainstLocalStack(LocalStackEmulator localStack) throws Exception {
     Path work = Files.createTempDirectory(Path.of("/tmp"), "sanity-localstack-");
-    try (LocalStackEmulator localStack = LocalStackEmulator.start(System.getenv())) {
+    try {
       System.out.println("LocalStack lane: " + localStack.describe());
       Map<String, String> driverEnv = new HashMap<>(System.getenv());
       driverEnv.putAll(localStack.driverEnvironment());

@@ -16,10 +16,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The local lifecycle walkthrough against LocalStack instead of moto: LocalStack as a plain process (or, with a Docker
@@ -29,14 +33,17 @@ import org.junit.jupiter.api.Test;
  * moto ({@code LocalLifecycleTest}), and the test says so.
  */
 @Tag("integration")
+@ExtendWith(LocalStackLane.class)
 class LocalStackLifecycleTest {
 
+  private static final Pattern AWS_ID = Pattern.compile("\\b(vol|snap)-[0-9a-f]{8,17}\\b");
+
   @Test
-  void volumesLiveTheirWholeLifeAgainstLocalStack() throws Exception {
+  void volumesLiveTheirWholeLifeAgainstLocalStack(LocalStackEmulator localStack) throws Exception {
     Path work = Files.createTempDirectory(Path.of("/tmp"), "localstack-");
     List<String> loopsBefore = LoopDeviceList.backedBy(work);
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    try (LocalStackEmulator localStack = LocalStackEmulator.start(System.getenv())) {
+    try {
       System.out.println("LocalStack lane: " + localStack.describe());
       if (!localStack.drivers().contains(Driver.EFS)) {
         System.out.println("LocalStack lane: EFS is not among LocalStack community's services; the EFS walkthrough"
@@ -44,6 +51,8 @@ class LocalStackLifecycleTest {
       }
       Map<String, String> driverEnv = new HashMap<>(System.getenv());
       driverEnv.putAll(localStack.driverEnvironment());
+      Set<String> made = new HashSet<>();
+      String instanceId;
       LocalAws aws = LocalAws.attach(localStack.endpoint(), RealismProfile.fast(), localStack.drivers());
       try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), localStack.drivers(), aws, driverEnv)) {
         LifecycleWalkthrough walk = new LifecycleWalkthrough(local.aws(), work.resolve("rt"),
@@ -63,12 +72,19 @@ class LocalStackLifecycleTest {
         assertThat(step(steps, "grow the volume to 2 GiB").awsCalls()).containsKey("ModifyVolume");
         assertThat(step(steps, "snapshot the volume").awsCalls()).containsKey("CreateSnapshot");
         assertThat(step(steps, "read the file back from the restored volume").detail()).startsWith("same");
+        steps.forEach(step -> AWS_ID.matcher(step.detail()).results().forEach(m -> made.add(m.group())));
+        instanceId = aws.instanceId();
       }
-      // Everything the walkthrough made is gone from LocalStack itself, asked without the realism layer.
+      // Everything the walkthrough made is gone from LocalStack itself, asked without the realism layer, in the
+      // account and region where this node's instance is (so the question cannot miss them).
       try (var ec2 = LocalAws.ec2(localStack.endpoint())) {
-        assertThat(ec2.describeVolumes().volumes()).noneMatch(v -> v.tags().stream()
-            .anyMatch(t -> t.key().equals("CSIVolumeName") && t.value().startsWith("pvc-local-walkthrough")));
-        assertThat(ec2.describeSnapshots(r -> r.ownerIds("self")).snapshots()).isEmpty();
+        assertThat(ec2.describeInstances().reservations().stream().flatMap(r -> r.instances().stream())
+            .map(i -> i.instanceId())).contains(instanceId);
+        assertThat(made).filteredOn(id -> id.startsWith("vol-")).hasSize(2);
+        assertThat(made).filteredOn(id -> id.startsWith("snap-")).hasSize(1);
+        assertThat(ec2.describeVolumes().volumes()).extracting(v -> v.volumeId()).doesNotContainAnyElementsOf(made);
+        assertThat(ec2.describeSnapshots().snapshots()).extracting(v -> v.snapshotId())
+            .doesNotContainAnyElementsOf(made);
       }
       assertThat(localStack.refusedOutbound()).as("LocalStack's attempts to leave the machine").isEmpty();
     } finally {
