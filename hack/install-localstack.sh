@@ -20,11 +20,11 @@ python313() {
   if command -v python3.13 >/dev/null && python3.13 -c 'import venv' 2>/dev/null; then
     command -v python3.13; return
   fi
-  if command -v pyenv >/dev/null; then
-    candidate="$(ls -d "$(pyenv root)"/versions/3.13.* 2>/dev/null | sort -V | tail -n 1)"
-    if [ -n "$candidate" ] && [ -x "$candidate/bin/python3.13" ]; then
-      echo "$candidate/bin/python3.13"; return
-    fi
+  local pyenv_root="${PYENV_ROOT:-$HOME/.pyenv}"
+  command -v pyenv >/dev/null && pyenv_root="$(pyenv root)"
+  candidate="$(ls -d "$pyenv_root"/versions/3.13.* 2>/dev/null | sort -V | tail -n 1)"
+  if [ -n "$candidate" ] && [ -x "$candidate/bin/python3.13" ]; then
+    echo "$candidate/bin/python3.13"; return
   fi
   if command -v apt-get >/dev/null && apt-cache show python3.13-venv >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.13 python3.13-venv >/dev/null && command -v python3.13

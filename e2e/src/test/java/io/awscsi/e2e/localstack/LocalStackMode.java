@@ -29,7 +29,7 @@ record LocalStackMode(Kind kind, String reason) {
     }
     String token = env.get(TOKEN);
     if (token == null || token.isBlank()) {
-      return new LocalStackMode(Kind.PROCESS, TOKEN + " is not set (LocalStack's images need one)");
+      return new LocalStackMode(Kind.PROCESS, TOKEN + " is not set: LocalStack's images need one");
     }
     // Asked second: probing for Docker is slow and noisy where none runs.
     if (!dockerEngineRuns.getAsBoolean()) {
