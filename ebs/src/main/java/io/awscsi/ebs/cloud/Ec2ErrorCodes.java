@@ -49,6 +49,15 @@ public final class Ec2ErrorCodes {
     };
   }
 
+  /**
+   * Whether a failure means EC2 did not answer (unreachable, server fault, no answer in time) or refused the
+   * driver's credentials: what readiness reports. Every other error is an answer.
+   */
+  static boolean unanswered(CloudError error) {
+    return error instanceof CloudError.ServiceUnavailable || error instanceof CloudError.DeadlinePassed
+        || error instanceof CloudError.AccessDenied;
+  }
+
   /** Classifies an EC2 error code with its message and HTTP status. */
   public static CloudError classify(String code, String message, int httpStatus) {
     String text = code + ": " + message;
