@@ -43,7 +43,7 @@ final class RequestParser {
     return value == null || value.isEmpty() ? "" : required(value, field);
   }
 
-  /** A List call's starting_token: "" when absent; one no list call could have returned is ABORTED, as the spec says. */
+  /** A List call's starting_token: "" when absent; one no listing could have returned is ABORTED (the spec). */
   static String startingToken(String value) {
     if (value == null || value.isEmpty()) {
       return "";

@@ -31,7 +31,8 @@ public final class Ec2ErrorCodes {
       "InvalidParameterCombination", "MissingParameter", "UnknownVolumeType", "InvalidZone.NotFound",
       "InvalidVolume.ZoneMismatch", "InvalidParameterDependency", "UnsupportedOperation", "InvalidRequest",
       "KMSKeyNotAccessible", "InvalidKMSKey.NotFound", "InvalidKMSKey.InvalidState", "InvalidNextToken",
-      "InvalidPaginationToken", "InvalidAvailabilityZone", "InvalidSnapshot.Unsupported");
+      "InvalidPaginationToken", "InvalidAvailabilityZone", "InvalidSnapshot.Unsupported", "TagLimitExceeded",
+      "InvalidTagKey.Malformed", "InvalidParameterValue.TagValue");
 
   private Ec2ErrorCodes() {}
 

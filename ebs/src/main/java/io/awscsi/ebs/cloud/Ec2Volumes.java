@@ -69,11 +69,14 @@ public final class Ec2Volumes {
         this::describeVolumesById);
     volumesByName = new DescribeBatcher<>("DescribeVolumes by name", batching.entries(DescribeBatching.VOLUMES), delay,
         (names, d) -> groupByTag(describeVolumesByTag(names, d), VOLUME_NAME_TAG, Disk::tags));
-    instancesById = new DescribeBatcher<>("DescribeInstances by id", batching.entries(DescribeBatching.INSTANCES), delay,
+    instancesById = new DescribeBatcher<>("DescribeInstances by id",
+        batching.entries(DescribeBatching.INSTANCES), delay,
         this::describeInstances);
-    snapshotsById = new DescribeBatcher<>("DescribeSnapshots by id", batching.entries(DescribeBatching.SNAPSHOTS), delay,
+    snapshotsById = new DescribeBatcher<>("DescribeSnapshots by id",
+        batching.entries(DescribeBatching.SNAPSHOTS), delay,
         this::describeSnapshotsById);
-    snapshotsByName = new DescribeBatcher<>("DescribeSnapshots by name", batching.entries(DescribeBatching.SNAPSHOTS), delay,
+    snapshotsByName = new DescribeBatcher<>("DescribeSnapshots by name",
+        batching.entries(DescribeBatching.SNAPSHOTS), delay,
         (names, d) -> groupByTag(describeSnapshotsByTag(names, d), SNAPSHOT_NAME_TAG, DiskSnapshot::tags));
     modificationsByVolume = new DescribeBatcher<>("DescribeVolumesModifications by volume",
         batching.entries(DescribeBatching.MODIFICATIONS), delay, this::describeModifications);
@@ -344,7 +347,7 @@ public final class Ec2Volumes {
       DescribeVolumesResponse response = calls.run(Ec2Action.DESCRIBE_VOLUMES, deadline,
           o -> ec2.describeVolumes(r -> {
             r.overrideConfiguration(o).maxResults(TAG_PAGE)
-                .filters(Filter.builder().name("tag:" + VOLUME_NAME_TAG).values(literal(names)).build());
+                .filters(Filter.builder().name("tag:" + VOLUME_NAME_TAG).values(names).build());
             if (!page.isEmpty()) {
               r.nextToken(page);
             }
@@ -377,7 +380,7 @@ public final class Ec2Volumes {
       DescribeSnapshotsResponse response = calls.run(Ec2Action.DESCRIBE_SNAPSHOTS, deadline,
           o -> ec2.describeSnapshots(r -> {
             r.overrideConfiguration(o).maxResults(1000)
-                .filters(Filter.builder().name("tag:" + SNAPSHOT_NAME_TAG).values(literal(names)).build());
+                .filters(Filter.builder().name("tag:" + SNAPSHOT_NAME_TAG).values(names).build());
             if (!page.isEmpty()) {
               r.nextToken(page);
             }
@@ -402,13 +405,9 @@ public final class Ec2Volumes {
   }
 
   /**
-   * Filter values that match only themselves: EC2 reads {@code *} and {@code ?} in a filter value as wildcards, so a
-   * CreateVolume name "*" would otherwise list every named volume of the account.
+   * The answer by exact tag value. EC2 reads {@code *} and {@code ?} in filter values as wildcards (moto does not
+   * read their escapes), so a name such as "*" may list other names' volumes: only an exact match counts.
    */
-  static List<String> literal(Set<String> values) {
-    return values.stream().map(v -> v.replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?")).toList();
-  }
-
   private static <T> Map<String, List<T>> groupByTag(List<T> items, String tag, Function<T, Map<String, String>> tags) {
     return items.stream().filter(i -> tags.apply(i).containsKey(tag))
         .collect(Collectors.groupingBy(i -> tags.apply(i).get(tag)));

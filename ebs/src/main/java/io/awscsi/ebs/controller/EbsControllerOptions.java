@@ -57,12 +57,14 @@ public record EbsControllerOptions(
 
   public EbsControllerOptions withExtraTags(Map<String, String> tags) {
     return new EbsControllerOptions(region, tags, k8sTagClusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout,
+        defaultCallTimeout);
   }
 
   public EbsControllerOptions withK8sTagClusterId(String clusterId) {
     return new EbsControllerOptions(region, extraTags, clusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout,
+        defaultCallTimeout);
   }
 
   public EbsControllerOptions withModifyVolumeRequestHandlerTimeout(Duration timeout) {
