@@ -68,27 +68,31 @@ final class LoopAttachmentObserver implements AttachmentObserver {
   }
 
   private static void mirrorOrFail(String what, String volumeId, Runnable action) {
-    if (!EbsIds.isVolumeId(volumeId)) {
-      LOG.warn("loop backend: not mirroring {} of {}: not an EBS volume id", what, volumeId);
-      return;
-    }
-    try {
-      action.run();
-    } catch (RuntimeException e) {
-      throw DriverException.unavailable("the loop-device backend could not " + what + " " + volumeId + ": "
-          + e.getMessage() + "; the call will be retried", e);
+    if (ebsShaped(what, volumeId)) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        throw DriverException.unavailable("the loop-device backend could not " + what + " " + volumeId + ": "
+            + e.getMessage() + "; the call will be retried", e);
+      }
     }
   }
 
   private static void mirror(String what, String volumeId, Runnable action) {
+    if (ebsShaped(what, volumeId)) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        LOG.warn("loop backend: could not mirror {} of {}: {}", what, volumeId, e.getMessage());
+      }
+    }
+  }
+
+  private static boolean ebsShaped(String what, String volumeId) {
     if (!EbsIds.isVolumeId(volumeId)) {
       LOG.warn("loop backend: not mirroring {} of {}: not an EBS volume id", what, volumeId);
-      return;
+      return false;
     }
-    try {
-      action.run();
-    } catch (RuntimeException e) {
-      LOG.warn("loop backend: could not mirror {} of {}: {}", what, volumeId, e.getMessage());
-    }
+    return true;
   }
 }
