@@ -175,22 +175,24 @@ class EfsNodeAdversarialTest {
   }
 
   /**
-   * A tenant writes a symbolic link to a host directory into its volume; NodePublishVolume of the handle
-   * {@code efs:<fs>:/escape:<access point>} (the link's path) -> FAILED_PRECONDITION naming the path; the host
-   * directory is not mounted into the pod (EFS resolves links inside the file system; the stand-in must too).
+   * A tenant writes a symbolic link to a host directory into its volume. NodePublishVolume of the handle
+   * {@code efs:<fs>:/escape/inner:<access point>} (a directory reached through the link) -> FAILED_PRECONDITION
+   * naming the path, and of {@code efs:<fs>:/escape:<access point>} (the link itself) -> NOT_FOUND; the host
+   * directory is never mounted into the pod (EFS resolves links inside the file system; the stand-in must too).
    */
   @Test
   void aSymbolicLinkInsideTheVolumeNeverLeadsOutOfIt() throws IOException {
     String id = accessPointVolume();
     Path mine = published(id, "mine");
     Path host = FX.newDirectory("host-secret-");
-    Files.writeString(host.resolve("secret"), "host data");
+    Files.writeString(Files.createDirectories(host.resolve("inner")).resolve("secret"), "host data");
     Files.createSymbolicLink(mine.resolve("escape"), host);
     String[] parts = id.split(":");
-    String escape = "efs:" + parts[1] + ":/escape:" + parts[3];
     Path target = FX.newDirectory("pod-").resolve("mount");
-    CsiAssert.refused(Code.FAILED_PRECONDITION, "/escape", () -> efs.node().nodePublishVolume(
-        publish(escape, target, RWX, false).build()));
+    CsiAssert.refused(Code.FAILED_PRECONDITION, "/escape/inner", () -> efs.node().nodePublishVolume(
+        publish("efs:" + parts[1] + ":/escape/inner:" + parts[3], target, RWX, false).build()));
+    CsiAssert.refused(Code.NOT_FOUND, "/escape", () -> efs.node().nodePublishVolume(
+        publish("efs:" + parts[1] + ":/escape:" + parts[3], target, RWX, false).build()));
     assertThat(HostCommands.mountAt(target)).isEmpty();
   }
 
