@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
-import pluginregistration.v1.RegistrationStatus;
+import pluginregistration.RegistrationStatus;
 
 /**
  * The kubelet plugin registration served by the node plugin itself, in place of the node-driver-registrar sidecar.

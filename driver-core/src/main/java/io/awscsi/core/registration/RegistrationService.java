@@ -2,11 +2,11 @@ package io.awscsi.core.registration;
 
 import io.grpc.stub.StreamObserver;
 import java.util.function.Consumer;
-import pluginregistration.v1.InfoRequest;
-import pluginregistration.v1.PluginInfo;
-import pluginregistration.v1.RegistrationGrpc;
-import pluginregistration.v1.RegistrationStatus;
-import pluginregistration.v1.RegistrationStatusResponse;
+import pluginregistration.InfoRequest;
+import pluginregistration.PluginInfo;
+import pluginregistration.RegistrationGrpc;
+import pluginregistration.RegistrationStatus;
+import pluginregistration.RegistrationStatusResponse;
 
 /** The kubelet's {@code pluginregistration.Registration} service: what to register, and the outcome reported back. */
 final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {

@@ -40,10 +40,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import pluginregistration.v1.InfoRequest;
-import pluginregistration.v1.PluginInfo;
-import pluginregistration.v1.RegistrationGrpc;
-import pluginregistration.v1.RegistrationStatus;
+import pluginregistration.InfoRequest;
+import pluginregistration.PluginInfo;
+import pluginregistration.RegistrationGrpc;
+import pluginregistration.RegistrationStatus;
 
 /**
  * The registration socket of a serving node plugin, with the test in the kubelet's place: its plugin watcher's calls

@@ -1,4 +1,4 @@
-package pluginregistration.v1;
+package pluginregistration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,6 +51,6 @@ class RegistrationApiTest {
         .resolve("patched/k8s.io/kubelet/pluginregistration/v1/api.proto");
     String compiled = Files.readString(patched);
     assertThat(compiled.replace("option java_multiple_files = true;\n", "")
-        .replace("option java_package = \"pluginregistration.v1\";\n", "")).isEqualTo(text);
+        .replace("option java_package = \"pluginregistration\";\n", "")).isEqualTo(text);
   }
 }
