@@ -40,7 +40,7 @@ PLUGIN_FLAGS = {
     "--volume-attach-limit", "--reserved-volume-attachments", "--legacy-xfs",
     "--tags", "--delete-access-point-root-dir", "--vol-metrics-opt-in", "--vol-metrics-refresh-period",
     "--vol-metrics-fs-rate-limit", "--force-unmount-after-timeout", "--unmount-timeout",
-    "--max-inflight-mount-calls",
+    "--max-inflight-mount-calls", "--kubelet-registration-path", "--plugin-registration-path",
 }
 
 
@@ -195,6 +195,52 @@ def check_node_plugins(docs: list[dict], values: dict) -> list[str]:
                 problems.append(f"{name}: efs-utils state dir /var/run/efs is not a hostPath")
         if not any(v.get("hostPath", {}).get("path", "").endswith("/plugins_registry/") for v in spec["volumes"]):
             problems.append(f"{name}: no kubelet plugin registration directory")
+    return problems
+
+
+def check_kubelet_registration(docs: list[dict], values: dict) -> list[str]:
+    """sidecar: node-driver-registrar and livenessprobe beside the plugin. builtin: the plugin alone registers itself
+    on the kubelet's plugins_registry with the CSI socket path the kubelet sees, and its liveness probe reaches the
+    plugin's own /healthz."""
+    problems = []
+    node = values.get("node", {})
+    builtin = node.get("kubeletRegistration", "sidecar") == "builtin"
+    kubelet = node.get("kubeletPath", "/var/lib/kubelet").rstrip("/")
+    for ds in node_daemonsets(docs):
+        name = ds["metadata"]["name"]
+        spec = pod_spec(ds)
+        container = plugin(ds)
+        args = container["args"]
+        names = [c["name"] for c in containers(ds)]
+        if not builtin:
+            if not {"node-driver-registrar", "liveness-probe"} <= set(names):
+                problems.append(f"{name}: sidecar registration without its sidecars: {names}")
+            if flag_value(args, "--kubelet-registration-path") is not None:
+                problems.append(f"{name}: the plugin registers itself although the registrar does")
+            continue
+        if names != [container["name"]]:
+            problems.append(f"{name}: builtin registration should be one container, got {names}")
+        expected = f"{kubelet}/plugins/{driver_of(ds)}.csi.aws.com/csi.sock"
+        if flag_value(args, "--kubelet-registration-path") != expected:
+            problems.append(f"{name}: --kubelet-registration-path {flag_value(args, '--kubelet-registration-path')},"
+                            f" expected {expected}")
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        registry_mounts = {m["mountPath"] for m in container["volumeMounts"]
+                           if volumes.get(m["name"], {}).get("hostPath", {}).get("path", "").rstrip("/")
+                           == f"{kubelet}/plugins_registry"}
+        if flag_value(args, "--plugin-registration-path") not in registry_mounts:
+            problems.append(f"{name}: --plugin-registration-path {flag_value(args, '--plugin-registration-path')}"
+                            f" is not where plugins_registry is mounted ({sorted(registry_mounts)})")
+        probe = container.get("livenessProbe", {}).get("httpGet", {})
+        ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+        endpoint = flag_value(args, "--http-endpoint")
+        if probe.get("path") != "/healthz":
+            problems.append(f"{name}: liveness probe path {probe.get('path')}")
+        if endpoint is None or ports.get(probe.get("port")) != int(endpoint.rsplit(":", 1)[1]):
+            problems.append(f"{name}: liveness probe port {probe.get('port')} ({ports.get(probe.get('port'))}) is not"
+                            f" the plugin's --http-endpoint {endpoint}")
+        if "probe-dir" in volumes:
+            problems.append(f"{name}: the registrar's probe-dir is left without the registrar")
     return problems
 
 
@@ -628,6 +674,7 @@ INVALID_VALUES = [
     ("storage class for an unknown driver",
      ["--set", "storageClasses[0].name=x", "--set", "storageClasses[0].driver=fsx"], "driver"),
     ("IRSA role that is not a role ARN", ["--set", "ebs.controller.serviceAccount.roleArn=my-role"], "roleArn"),
+    ("unknown kubelet registration mode", ["--set", "node.kubeletRegistration=plugin"], "kubeletRegistration"),
 ]
 
 
@@ -737,6 +784,7 @@ def main() -> int:
             ("drivers rendered as enabled", lambda: check_drivers_rendered(docs, values)),
             ("node plugins privileged, kubelet dir Bidirectional", lambda: check_node_plugins(docs, values)),
             ("node startup taint tolerated, Fargate/hybrid excluded", lambda: check_node_scheduling(docs, values)),
+            ("kubelet registration: sidecars, or one container", lambda: check_kubelet_registration(docs, values)),
             ("node ports do not clash", lambda: check_node_ports(docs, values)),
             ("leader election on every controller sidecar", lambda: check_leader_election(docs, values)),
             ("controller sidecars and arguments", lambda: check_controller_sidecars(docs, values, snapshots)),
