@@ -48,7 +48,7 @@ public final class KubeletRegistration implements InProcessSidecar {
   // Written by the thread that serves the socket: the start, then the watcher, then close.
   private Server server;
   private Object socketIdentity;
-  private boolean leftToAnotherProcess;
+  private Object othersIdentity;
 
   private volatile RegistrationState state;
   private volatile String socketProblem;
@@ -166,8 +166,9 @@ public final class KubeletRegistration implements InProcessSidecar {
       if (!SocketFile.isSocket(socket)) {
         problem(socket + " is no longer a socket; remove it so that the registration socket can be served again");
       } else if (SocketFile.answers(socket)) {
-        if (!leftToAnotherProcess) {
-          leftToAnotherProcess = true;
+        // Asked again at every check (as the kubelet's monitor does): a process that crashes leaves it stale.
+        if (!identity.equals(othersIdentity)) {
+          othersIdentity = identity;
           LOG.warn("{} is now served by another process (a newer plugin instance?); leaving it to that process",
               socket);
         }
@@ -226,7 +227,7 @@ public final class KubeletRegistration implements InProcessSidecar {
     Server previous = server;
     server = fresh;
     socketIdentity = SocketFile.identity(socket);
-    leftToAnotherProcess = false;
+    othersIdentity = null;
     socketProblem = null;
     if (!(state instanceof Failed)) {
       // A new socket is a new plugin to the kubelet: any earlier registration was undone when the old one went.
