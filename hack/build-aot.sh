@@ -5,7 +5,7 @@
 # against a loopback IMDS stand-in, answers the calls its sidecars make first and stops on SIGTERM.
 # A node that serves the kubelet registration itself (--kubelet-registration-path: one container, no
 # node-driver-registrar) gets a cache of its own, <driver>-node-registration.aot, trained with the kubelet's calls on
-# the registration socket and a /healthz probe: in one cache with the sidecar node's, those classes cost a node with
+# the registration socket and its /healthz and /readyz probes: in one cache with the sidecar node's, those classes cost a node with
 # the sidecars 2.2 MiB of idle RSS (measured, make bench-startup).
 # Usage: build-aot.sh [DIST_DIR] [driver-mode[-registration] ...]
 #   (default: ebs-node efs-node ebs-controller efs-controller ebs-node-registration efs-node-registration)
@@ -45,14 +45,14 @@ for combo in "${combos[@]}"; do
     AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$sock" "$call" >/dev/null
   done
   if [ ${#registration[@]} -gt 0 ]; then
-    # The kubelet's side: its plugin watcher on the registration socket, its liveness probe on /healthz.
+    # The kubelet's side: its plugin watcher on the registration socket, its probes on /healthz and /readyz.
     reg="$work/$combo-registry/$driver.csi.aws.com-reg.sock"
     for _ in $(seq 1 300); do [ -S "$reg" ] && break; sleep 0.1; done
     AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$reg" GetInfo >/dev/null
     AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$reg" NotifyRegistrationStatus \
       '{"pluginRegistered":true}' >/dev/null
-    "$python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10).read()' \
-      "http://127.0.0.1:$port/healthz"
+    "$python" -c 'import sys, urllib.request; [urllib.request.urlopen(u, timeout=10).read() for u in sys.argv[1:]]' \
+      "http://127.0.0.1:$port/healthz" "http://127.0.0.1:$port/readyz"
   fi
   kill -TERM "$pid"
   wait "$pid" || true

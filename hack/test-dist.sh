@@ -96,7 +96,8 @@ aot_cache_can_be_turned_off() {
 }
 
 # One container: the node serves the kubelet's plugin registration itself (in place of node-driver-registrar) and
-# /healthz (in place of livenessprobe), from classes the AOT training put in its cache; the test plays the kubelet.
+# its own /healthz and /readyz (in place of livenessprobe), from classes the AOT training put in its cache; the test
+# plays the kubelet.
 node_serves_the_kubelet_registration_from_its_aot_cache() {
   local port reg="$work/registry/ebs.csi.aws.com-reg.sock" kubelet=/var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
@@ -108,12 +109,15 @@ node_serves_the_kubelet_registration_from_its_aot_cache() {
   "$cli" client --endpoint "unix://$reg" GetInfo | tee "$work/getinfo.json"
   grep -q '"type": "CSIPlugin"' "$work/getinfo.json" && grep -q '"name": "ebs.csi.aws.com"' "$work/getinfo.json" \
     && grep -q "\"endpoint\": \"$kubelet\"" "$work/getinfo.json" && grep -q '"1.0.0"' "$work/getinfo.json" || return 1
+  local ready; ready="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/readyz")"; echo "before the kubelet's report: $ready"
+  [[ "$ready" == *"the kubelet has not registered ebs.csi.aws.com"*" 503" ]] || return 1
   "$cli" client --endpoint "unix://$reg" NotifyRegistrationStatus '{"error":"no CSINode"}' >/dev/null || return 1
-  local health; health="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/healthz")"; echo "after a failure: $health"
-  [[ "$health" == *"kubelet registration failed: no CSINode"*" 503" ]] || return 1
+  ready="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/readyz")"; echo "after a failure: $ready"
+  [[ "$ready" == *"kubelet registration failed: no CSINode"*" 503" ]] || return 1
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:$port/healthz")" = 200 ] || { echo "not live"; return 1; }
   "$cli" client --endpoint "unix://$reg" NotifyRegistrationStatus '{"pluginRegistered":true}' >/dev/null || return 1
-  health="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/healthz")"; echo "after a success: $health"
-  [ "$health" = "ok"$'\n'" 200" ] || return 1
+  ready="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/readyz")"; echo "after a success: $ready"
+  [ "$ready" = "ok"$'\n'" 200" ] || return 1
   curl -s "127.0.0.1:$port/metrics" | grep -x 'csi_kubelet_registration_registered 1' || return 1
   [[ "$(cmdline regnode)" == *"-XX:AOTCache=$dist/aot/ebs-node-registration.aot"* ]] \
     || { echo "not on its own cache: $(cmdline regnode)"; return 1; }
@@ -180,7 +184,7 @@ check "the launcher works through a symlink" the_launcher_works_through_a_symlin
 check "AOT training (the Dockerfile's step) builds the node caches" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
-check "one container: the node serves the kubelet registration and /healthz, from its AOT cache" \
+check "one container: the node serves the kubelet registration, /healthz and /readyz, from its AOT cache" \
   node_serves_the_kubelet_registration_from_its_aot_cache
 check "the EFS node is ready and answers NodeGetInfo" efs_node_is_ready_and_answers_node_get_info
 check "the node needs no temporary directory (Netty's library loads from lib/native)" node_needs_no_temporary_directory

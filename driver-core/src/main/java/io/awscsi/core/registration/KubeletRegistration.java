@@ -92,19 +92,31 @@ public final class KubeletRegistration implements InProcessSidecar {
   }
 
   /**
-   * Not ready while the kubelet's last report is a failure, or while the socket cannot be served: the kubelet cannot
-   * use the driver then. Waiting for the kubelet (it may be restarting) is not a failure.
+   * Not live while the socket cannot be served (what fails node-driver-registrar's /healthz, and a restart may
+   * mend): the kubelet cannot find the driver then.
+   */
+  @Override
+  public Readiness liveness() {
+    String problem = socketProblem;
+    return problem == null ? Readiness.ready() : new Readiness.NotReady("kubelet registration: " + problem);
+  }
+
+  /**
+   * Ready once the kubelet reported the driver registered: not while it has not yet, nor while its last report is a
+   * failure (the socket is served anew meanwhile, which is what the registrar's restart after a failure achieves).
    */
   @Override
   public Readiness readiness() {
-    String problem = socketProblem;
-    if (problem != null) {
-      return new Readiness.NotReady("kubelet registration: " + problem);
+    Readiness live = liveness();
+    if (live instanceof Readiness.NotReady) {
+      return live;
     }
-    if (state instanceof Failed f) {
-      return new Readiness.NotReady("kubelet registration failed: " + f.error());
-    }
-    return Readiness.ready();
+    return switch (state) {
+      case Registered r -> Readiness.ready();
+      case Failed f -> new Readiness.NotReady("kubelet registration failed: " + f.error());
+      case Waiting w -> new Readiness.NotReady("the kubelet has not registered " + settings.driverName() + " on "
+          + settings.socketPath() + " yet (since " + w.since() + ")");
+    };
   }
 
   private void onGetInfo() {
@@ -224,6 +236,7 @@ public final class KubeletRegistration implements InProcessSidecar {
       SocketFile.remove(bind);
       throw new IOException("cannot serve the registration socket " + socket + ": " + e.getMessage(), e);
     }
+    socketsServed.inc(reason);
     Server previous = server;
     server = fresh;
     socketIdentity = SocketFile.identity(socket);
@@ -236,7 +249,6 @@ public final class KubeletRegistration implements InProcessSidecar {
     if (previous != null) {
       stop(previous);
     }
-    socketsServed.inc(reason);
     if (reason.equals("start")) {
       LOG.info("serving the kubelet plugin registration on {}: {} at {} (versions {})", socket,
           settings.driverName(), settings.kubeletRegistrationPath(), RegistrationSettings.SUPPORTED_VERSIONS);

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -57,7 +58,8 @@ public final class DriverRuntime implements AutoCloseable {
     HttpEndpoint http = null;
     if (httpAddress != null) {
       try {
-        http = HttpEndpoint.start(httpAddress, health(identity, server, sidecars), metrics);
+        http = HttpEndpoint.start(httpAddress, liveness(identity, server, sidecars),
+            readiness(identity, server, sidecars), metrics);
       } catch (IOException e) {
         server.shutdown(Duration.ZERO);
         throw new IOException("cannot serve --http-endpoint " + httpAddress + ": " + e.getMessage(), e);
@@ -69,19 +71,25 @@ public final class DriverRuntime implements AutoCloseable {
     return new DriverRuntime(provider, server, http, shutdownGrace, sidecars);
   }
 
-  /** {@code /healthz}: the provider's readiness, the CSI socket still in place, then each in-process sidecar's. */
-  private static Supplier<Readiness> health(IdentityService identity, CsiServer server,
+  /** {@code /livez} and {@code /healthz}: the process serves, its CSI socket is in place, so are its sidecars. */
+  private static Supplier<Readiness> liveness(IdentityService identity, CsiServer server,
       List<InProcessSidecar> sidecars) {
-    return () -> {
-      Readiness r = identity.readiness();
-      if (r instanceof Readiness.Ready) {
-        r = server.socketReadiness();
-      }
-      for (int i = 0; i < sidecars.size() && r instanceof Readiness.Ready; i++) {
-        r = sidecars.get(i).readiness();
-      }
-      return r;
-    };
+    return () -> firstNotReady(identity.liveness(), server, sidecars, InProcessSidecar::liveness);
+  }
+
+  /** {@code /readyz}: live, the provider ready, and each in-process sidecar ready. */
+  private static Supplier<Readiness> readiness(IdentityService identity, CsiServer server,
+      List<InProcessSidecar> sidecars) {
+    return () -> firstNotReady(identity.readiness(), server, sidecars, InProcessSidecar::readiness);
+  }
+
+  private static Readiness firstNotReady(Readiness provider, CsiServer server, List<InProcessSidecar> sidecars,
+      Function<InProcessSidecar, Readiness> check) {
+    Readiness r = provider instanceof Readiness.Ready ? server.socketReadiness() : provider;
+    for (int i = 0; i < sidecars.size() && r instanceof Readiness.Ready; i++) {
+      r = check.apply(sidecars.get(i));
+    }
+    return r;
   }
 
   /** Starts an in-process sidecar on this runtime's threads; closed (first) when the runtime closes. */

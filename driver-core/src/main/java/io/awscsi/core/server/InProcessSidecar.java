@@ -9,11 +9,14 @@ import java.nio.file.Path;
 /**
  * What upstream runs as a sidecar container beside the plugin, served by the plugin process itself (the kubelet
  * plugin registration in place of node-driver-registrar): started once the driver serves, on the CSI server's
- * threads, part of {@code /healthz}, and closed before the CSI socket goes.
+ * threads, part of {@code /livez} and {@code /readyz}, and closed before the CSI socket goes.
  */
 public interface InProcessSidecar extends AutoCloseable {
 
-  /** Not ready when the sidecar cannot do its job; {@code /healthz} reports the reason. */
+  /** Not live when only a restart can make it work again; {@code /livez} (and {@code /healthz}) say why. */
+  Readiness liveness();
+
+  /** Not ready while it does not do its job yet (implies not live too); {@code /readyz} says why. */
   Readiness readiness();
 
   @Override

@@ -48,7 +48,7 @@ import pluginregistration.RegistrationStatus;
 /**
  * The registration socket of a serving node plugin, with the test in the kubelet's place: its plugin watcher's calls
  * (GetInfo, then NotifyRegistrationStatus) over the Unix socket, what it would find in the directory, and what
- * {@code /healthz} and {@code /metrics} say meanwhile.
+ * {@code /readyz}, {@code /livez} and {@code /metrics} say meanwhile.
  */
 class KubeletRegistrationTest {
 
@@ -176,6 +176,10 @@ class KubeletRegistrationTest {
     MetricsRegistry metrics = new MetricsRegistry();
     startRegistration(metrics);
     assertThat(metrics.scrape()).contains("csi_kubelet_registration_registered 0\n");
+    HttpResponse<String> waiting = get("/readyz");
+    assertThat(waiting.statusCode()).isEqualTo(503);
+    assertThat(waiting.body()).contains("the kubelet has not registered " + FakeDriver.NAME);
+    assertThat(get("/livez").statusCode()).isEqualTo(200);
 
     kubeletRegisters(socket(), true, "");
 
@@ -186,11 +190,11 @@ class KubeletRegistrationTest {
         "csi_kubelet_registration_socket_served_total{reason=\"start\"} 1\n");
     assertThat(logLines()).filteredOn(l -> l.contains("kubelet registered"))
         .containsExactly("INFO kubelet registered " + FakeDriver.NAME + " with CSI endpoint " + KUBELET_PATH);
-    assertThat(get("/healthz").statusCode()).isEqualTo(200);
+    assertThat(get("/readyz").statusCode()).isEqualTo(200);
   }
 
   @Test
-  void aFailedRegistrationFailsHealthThenTheSocketIsServedAnewAndTheKubeletRegistersAgain() throws Exception {
+  void aFailedRegistrationFailsReadinessThenTheSocketIsServedAnewAndTheKubeletRegistersAgain() throws Exception {
     MetricsRegistry metrics = new MetricsRegistry();
     startRegistration(metrics);
     Object first = SocketFile.identity(socket());
@@ -199,26 +203,28 @@ class KubeletRegistrationTest {
 
     assertThat(registration.state()).isInstanceOfSatisfying(RegistrationState.Failed.class,
         f -> assertThat(f.error()).contains("no node info"));
-    HttpResponse<String> health = get("/healthz");
-    assertThat(health.statusCode()).isEqualTo(503);
-    assertThat(health.body()).contains("kubelet registration failed: RegisterPlugin error").contains("no node info");
+    HttpResponse<String> ready = get("/readyz");
+    assertThat(ready.statusCode()).isEqualTo(503);
+    assertThat(ready.body()).contains("kubelet registration failed: RegisterPlugin error").contains("no node info");
+    assertThat(get("/healthz").statusCode()).as("live: the socket is served anew in-process, no restart needed")
+        .isEqualTo(200);
     assertThat(logLines()).anyMatch(l -> l.startsWith("ERROR kubelet registration of " + FakeDriver.NAME
         + " failed: RegisterPlugin error -- plugin registration failed with err: no node info"));
     assertThat(metrics.scrape()).contains("csi_kubelet_registration_notifications_total{registered=\"false\"} 1\n",
         "csi_kubelet_registration_registered 0\n");
 
     // As after the registrar's restart: a new socket, so the kubelet registers from scratch.
-    await("a new registration socket", () -> {
+    await("a new registration socket, counted", () -> {
       Object now = SocketFile.identity(socket());
-      return now != null && !now.equals(first);
+      return now != null && !now.equals(first)
+          && metrics.scrape().contains("csi_kubelet_registration_socket_served_total{reason=\"registration_failed\"} 1\n");
     }, this::dirListing);
-    assertThat(metrics.scrape()).contains("csi_kubelet_registration_socket_served_total{reason=\"registration_failed\"} 1\n");
-    assertThat(get("/healthz").statusCode()).as("still failed until the kubelet reports otherwise").isEqualTo(503);
+    assertThat(get("/readyz").statusCode()).as("still failed until the kubelet reports otherwise").isEqualTo(503);
 
     kubeletRegisters(socket(), true, "");
 
     assertThat(registration.state()).isInstanceOf(RegistrationState.Registered.class);
-    assertThat(get("/healthz").statusCode()).isEqualTo(200);
+    assertThat(get("/readyz").statusCode()).isEqualTo(200);
     assertThat(metrics.scrape()).contains("csi_kubelet_registration_registered 1\n");
   }
 
@@ -330,6 +336,25 @@ class KubeletRegistrationTest {
     assertThat(order).hasSize(2);
     assertThat(order.get(0)).startsWith("registration socket");
     assertThat(order.get(1)).startsWith("stopped; socket");
+  }
+
+  @Test
+  void aRegularFileInPlaceOfTheSocketFailsLivenessWithTheReason() throws Exception {
+    startRegistration();
+    Path file = registry.resolve("file");
+    Files.writeString(file, "someone's file");
+    Files.move(file, socket(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+
+    await("liveness failed", () -> {
+      try {
+        return get("/livez").statusCode() == 503;
+      } catch (Exception e) {
+        return false;
+      }
+    }, this::dirListing);
+
+    assertThat(get("/livez").body()).contains("kubelet registration: " + socket() + " is no longer a socket");
+    assertThat(Files.readString(socket())).as("not deleted: it is not ours").isEqualTo("someone's file");
   }
 
   @Test

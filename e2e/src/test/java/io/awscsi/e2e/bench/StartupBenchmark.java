@@ -190,7 +190,7 @@ public final class StartupBenchmark {
         // Idle means settled: the JIT's arenas freed and glibc's free memory given back (trimmed every 5 s).
         Thread.sleep(IDLE_AFTER_READY_MS / 2);
         if (oneContainer) {
-          // What the kubelet does while the node idles: its liveness probe and its plugin connection monitor.
+          // What the kubelet does while the node idles: its probes and its plugin connection monitor.
           healthz(httpPort);
           getInfo(registrationSocket);
         }
@@ -256,12 +256,15 @@ public final class StartupBenchmark {
     }
   }
 
+  /** The kubelet's probes of the one-container node: liveness on /healthz, readiness on /readyz. */
   private static void healthz(int port) throws IOException, InterruptedException {
     try (HttpClient http = HttpClient.newHttpClient()) {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-          .timeout(java.time.Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200) {
-        throw new IllegalStateException("/healthz answered " + r.statusCode() + ": " + r.body());
+      for (String path : List.of("/healthz", "/readyz")) {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(java.time.Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException(path + " answered " + r.statusCode() + ": " + r.body());
+        }
       }
     }
   }
