@@ -2,7 +2,7 @@
 # Tests of the distribution as the image ships it: the launcher script (class path and JVM flags per mode, the AOT
 # cache choice), the AOT training script the Dockerfile runs, and the node plugin started from it against a loopback
 # IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear exit when metadata is unreachable,
-# SIGTERM) and a Kubernetes API stand-in (the startup taint removed by a child process, never in the node).
+# SIGTERM, the kubelet registration served in one container) and a Kubernetes API stand-in (the startup taint removed by a child process, never in the node).
 # Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -79,7 +79,8 @@ the_launcher_works_through_a_symlink() {
   ln -s "$cli" "$work/aws-csi-driver" && "$work/aws-csi-driver" --version | grep -q '^aws-csi-driver '
 }
 aot_training_builds_the_node_cache() {
-  bash "$root/hack/build-aot.sh" "$dist" ebs-node && [ -s "$dist/aot/ebs-node.aot" ]
+  bash "$root/hack/build-aot.sh" "$dist" ebs-node ebs-node-registration && [ -s "$dist/aot/ebs-node.aot" ] \
+    && [ -s "$dist/aot/ebs-node-registration.aot" ]
 }
 node_starts_with_its_aot_cache() {
   start aotnode --driver ebs --mode node
@@ -92,6 +93,43 @@ aot_cache_can_be_turned_off() {
   AWS_CSI_AOT_CACHE=none start noaot --driver ebs --mode node
   wait_socket noaot || return 1
   [[ "$(cmdline noaot)" != *"AOTCache"* ]]
+}
+
+# One container: the node serves the kubelet's plugin registration itself (in place of node-driver-registrar) and
+# its own /healthz and /readyz (in place of livenessprobe), from classes the AOT training put in its cache; the test
+# plays the kubelet.
+node_serves_the_kubelet_registration_from_its_aot_cache() {
+  local port reg="$work/registry/ebs.csi.aws.com-reg.sock" kubelet=/var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock
+  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  JAVA_OPTS="-Xlog:class+load=info:file=$work/registration-classes.txt" start regnode --driver ebs --mode node \
+    --kubelet-registration-path "$kubelet" --plugin-registration-path "$work/registry" --http-endpoint "127.0.0.1:$port"
+  for _ in $(seq 1 300); do [ -S "$reg" ] && break; sleep 0.05; done
+  [ -S "$reg" ] || { echo "no registration socket"; cat "$work/regnode.log"; return 1; }
+  [ "$(stat -c %a "$reg")" = 600 ] || { echo "registration socket mode $(stat -c %a "$reg")"; return 1; }
+  "$cli" client --endpoint "unix://$reg" GetInfo | tee "$work/getinfo.json"
+  grep -q '"type": "CSIPlugin"' "$work/getinfo.json" && grep -q '"name": "ebs.csi.aws.com"' "$work/getinfo.json" \
+    && grep -q "\"endpoint\": \"$kubelet\"" "$work/getinfo.json" && grep -q '"1.0.0"' "$work/getinfo.json" || return 1
+  local ready; ready="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/readyz")"; echo "before the kubelet's report: $ready"
+  [[ "$ready" == *"the kubelet has not registered ebs.csi.aws.com"*" 503" ]] || return 1
+  "$cli" client --endpoint "unix://$reg" NotifyRegistrationStatus '{"error":"no CSINode"}' >/dev/null || return 1
+  ready="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/readyz")"; echo "after a failure: $ready"
+  [[ "$ready" == *"kubelet registration failed: no CSINode"*" 503" ]] || return 1
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:$port/healthz")" = 200 ] || { echo "not live"; return 1; }
+  "$cli" client --endpoint "unix://$reg" NotifyRegistrationStatus '{"pluginRegistered":true}' >/dev/null || return 1
+  ready="$(curl -s -w ' %{http_code}' "127.0.0.1:$port/readyz")"; echo "after a success: $ready"
+  [ "$ready" = "ok"$'\n'" 200" ] || return 1
+  curl -s "127.0.0.1:$port/metrics" | grep -x 'csi_kubelet_registration_registered 1' || return 1
+  [[ "$(cmdline regnode)" == *"-XX:AOTCache=$dist/aot/ebs-node-registration.aot"* ]] \
+    || { echo "not on its own cache: $(cmdline regnode)"; return 1; }
+  for class in pluginregistration.RegistrationGrpc io.awscsi.core.registration.KubeletRegistration; do
+    grep -q "$class source: shared objects file" "$work/registration-classes.txt" \
+      || { echo "$class is not in the AOT cache"; grep "$class" "$work/registration-classes.txt"; return 1; }
+  done
+  local pid; pid="$(cat "$work/regnode.pid")"
+  kill -TERM "$pid"
+  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  ! kill -0 "$pid" 2>/dev/null && [ ! -e "$reg" ] && [ ! -e "$work/regnode.sock" ] \
+    && grep -q 'registration socket .* removed' "$work/regnode.log" || { cat "$work/regnode.log"; return 1; }
 }
 
 # The node on a "cluster": its startup taint goes, removed by a child JVM; the node itself loads no Kubernetes client.
@@ -143,9 +181,11 @@ check "SIGTERM stops the node and removes its socket" sigterm_stops_the_node_and
 check "unreachable metadata stops the start with one clear line, exit 1" \
   unreachable_metadata_stops_the_start_with_one_clear_line
 check "the launcher works through a symlink" the_launcher_works_through_a_symlink
-check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
+check "AOT training (the Dockerfile's step) builds the node caches" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
+check "one container: the node serves the kubelet registration, /healthz and /readyz, from its AOT cache" \
+  node_serves_the_kubelet_registration_from_its_aot_cache
 check "the EFS node is ready and answers NodeGetInfo" efs_node_is_ready_and_answers_node_get_info
 check "the node needs no temporary directory (Netty's library loads from lib/native)" node_needs_no_temporary_directory
 check "the startup taint is removed by a child process, the node loads no Kubernetes client" \

@@ -695,6 +695,58 @@ def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
     return problems + ([f"sidecars not rendered: {sorted(expected - seen)}"] if expected - seen else [])
 
 
+def registers_itself(ds: dict) -> bool:
+    """The node plugin serves the kubelet registration itself (node.kubeletRegistration builtin)."""
+    return flag_value(plugin(ds)["args"], "--kubelet-registration-path") is not None
+
+
+def check_kubelet_registration(docs: list[dict], values: dict) -> list[str]:
+    """sidecar: node-driver-registrar and livenessprobe beside the plugin. builtin: the plugin alone registers itself
+    on the kubelet's plugins_registry with the CSI socket path the kubelet sees, and its probes reach the plugin's own
+    /healthz (liveness) and /readyz (ready once the kubelet registered it)."""
+    problems = []
+    node = values.get("node", {})
+    builtin = node.get("kubeletRegistration", "sidecar") == "builtin"
+    kubelet = node.get("kubeletPath", "/var/lib/kubelet").rstrip("/")
+    for ds in node_daemonsets(docs):
+        name = ds["metadata"]["name"]
+        spec = pod_spec(ds)
+        container = plugin(ds)
+        args = container["args"]
+        names = [c["name"] for c in containers(ds)]
+        if not builtin:
+            if len(names) < 3 or not any("registrar" in n for n in names) or "liveness-probe" not in names:
+                problems.append(f"{name}: sidecar registration without its sidecars: {names}")
+            if registers_itself(ds):
+                problems.append(f"{name}: the plugin registers itself although the registrar does")
+            continue
+        if names != [container["name"]]:
+            problems.append(f"{name}: builtin registration should be one container, got {names}")
+        expected = f"{kubelet}/plugins/{driver_of(ds)}.csi.aws.com/csi.sock"
+        if flag_value(args, "--kubelet-registration-path") != expected:
+            problems.append(f"{name}: --kubelet-registration-path {flag_value(args, '--kubelet-registration-path')},"
+                            f" expected {expected}")
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        registry_mounts = {m["mountPath"] for m in container["volumeMounts"]
+                           if volumes.get(m["name"], {}).get("hostPath", {}).get("path", "").rstrip("/")
+                           == f"{kubelet}/plugins_registry"}
+        if flag_value(args, "--plugin-registration-path") not in registry_mounts:
+            problems.append(f"{name}: --plugin-registration-path {flag_value(args, '--plugin-registration-path')}"
+                            f" is not where plugins_registry is mounted ({sorted(registry_mounts)})")
+        ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+        endpoint = flag_value(args, "--http-endpoint")
+        for kind, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+            probe = container.get(kind, {}).get("httpGet", {})
+            if probe.get("path") != path:
+                problems.append(f"{name}: {kind} path {probe.get('path')}, expected {path}")
+            if endpoint is None or ports.get(probe.get("port")) != int(endpoint.rsplit(":", 1)[1]):
+                problems.append(f"{name}: {kind} port {probe.get('port')} ({ports.get(probe.get('port'))}) is not"
+                                f" the plugin's --http-endpoint {endpoint}")
+        if "probe-dir" in volumes:
+            problems.append(f"{name}: the registrar's probe-dir is left without the registrar")
+    return problems
+
+
 def check_sidecars_as_upstream(docs: list[dict], values: dict) -> list[str]:
     """Issue 15 item 8: ENABLE_VAC_FALLBACK on the EBS provisioner and resizer; node-driver-registrar with
     --http-endpoint and an httpGet probe on that port; livenessprobe serving /healthz (and /metrics) through
@@ -715,7 +767,7 @@ def check_sidecars_as_upstream(docs: list[dict], values: dict) -> list[str]:
             if endpoint is None or int(endpoint.rsplit(":", 1)[1]) != health:
                 problems.append(f"{where}/liveness-probe: --http-endpoint {endpoint}, the plugin's healthz is {health}")
         registrar = by_name.get("node-driver-registrar") or by_name.get("csi-driver-registrar")
-        if workload["kind"] == "DaemonSet":
+        if workload["kind"] == "DaemonSet" and not registers_itself(workload):
             if registrar is None:
                 problems.append(f"{where}: no node-driver-registrar")
                 continue
@@ -813,6 +865,7 @@ INVALID_VALUES = [
     ("storage class for an unknown driver",
      ["--set", "storageClasses[0].name=x", "--set", "storageClasses[0].driver=fsx"], "driver"),
     ("IRSA role that is not a role ARN", ["--set", "ebs.controller.serviceAccount.roleArn=my-role"], "roleArn"),
+    ("unknown kubelet registration mode", ["--set", "node.kubeletRegistration=plugin"], "kubeletRegistration"),
 ]
 
 
@@ -966,6 +1019,7 @@ def main() -> int:
             ("metrics Services and ServiceMonitors", lambda: check_metrics(docs, values)),
             ("sidecars as upstream (VAC fallback, registrar and livenessprobe health)",
              lambda: check_sidecars_as_upstream(docs, values)),
+            ("kubelet registration: sidecars, or one container", lambda: check_kubelet_registration(docs, values)),
         ]
         if value_set.chart == "aws-csi-driver":
             checks += [

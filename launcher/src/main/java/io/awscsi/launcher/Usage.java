@@ -9,6 +9,8 @@ final class Usage {
   private static final String COMMON = "Common";
   private static final String EBS = "EBS";
   private static final String EFS = "EFS";
+  private static final String REGISTRATION = "Kubelet plugin registration in the node plugin, in place of"
+      + " node-driver-registrar (modes node and all)";
 
   /** {@code aws-csi-driver [serve]}: the driver itself. */
   static final FlagTable SERVE = new FlagTable("aws-csi-driver [serve]", List.of(
@@ -22,6 +24,10 @@ final class Usage {
       Flag.of(COMMON, "imds-endpoint", "URL", "instance metadata endpoint (default the SDK's)"),
       Flag.of(COMMON, "version", "", "print the version and exit"),
       Flag.of(COMMON, "help", "", "print this text and exit"),
+      Flag.of(REGISTRATION, "kubelet-registration-path", "PATH", "the CSI socket as the kubelet sees it, e.g."
+          + " /var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock; turns it on"),
+      Flag.of(REGISTRATION, "plugin-registration-path", "DIR", "the kubelet's plugin registration directory, where"
+          + " <driver>-reg.sock is served (default /var/lib/kubelet/plugins_registry)"),
       Flag.of(EBS, "extra-tags", "k=v,k2=v2", "tags for every volume and snapshot"),
       Flag.of(EBS, "k8s-tag-cluster-id", "ID", "adds the cluster ownership tags"),
       Flag.of(EBS, "modify-volume-request-handler-timeout", "2s", "window that merges expand and modify requests"),
