@@ -9,7 +9,8 @@ final class Usage {
       aws-csi-driver: CSI driver for Amazon EBS (ebs.csi.aws.com) and Amazon EFS (efs.csi.aws.com)
 
       aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]
-      aws-csi-driver local [--driver ebs|efs|both] [--no-lifecycle] [--socket-dir DIR]
+      aws-csi-driver local [--driver ebs|efs|both|none] [--no-lifecycle] [--work-dir DIR] [--env-file FILE]
+                           (none: emulated AWS only; --env-file: its endpoints as KEY=value lines)
       aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']
       aws-csi-driver pre-stop-hook
       aws-csi-driver remove-startup-taint --driver ebs|efs   (the node runs it as a child process)
