@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
-# for EBS and EFS, the lifecycle run), then the distribution's tests (hack/test-dist.sh) and the Helm chart tests.
+# for EBS and EFS, the lifecycle run), then the distribution's tests (hack/test-dist.sh), the Helm chart tests, and
+# the cluster suite on the local Kubernetes of e2e/kube-local (hack/test-cluster.sh). The local cluster's Go build
+# (kube and the CSI sidecars, ~6-20 min cold, skipped when current) runs niced beside the Maven build.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -9,6 +11,10 @@ export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
 rm -rf ./*/target/surefire-reports
+suite_start=$(date +%s)
+kube_build_start=$(date +%s)
+bash e2e/kube-local/build.sh > target-kube-build.log 2>&1 &
+kube_build=$!
 # -fae: every module runs even when an earlier one fails, so one run shows every failure.
 mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
   'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
@@ -44,6 +50,42 @@ if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 else
   echo "helm tests did not report a result (see target-helm.log)"; status=1; failed=$((failed + 1))
 fi
+# The cluster suite: its classes ran above with no cluster (skipped); their reports are replaced by the real run.
+if wait "$kube_build"; then
+  echo "kube-local build: $(tail -n 1 target-kube-build.log) (finished $(( $(date +%s) - kube_build_start )) s after the start)"
+  cluster_line=$(MVN_OFFLINE=-o bash hack/test-cluster.sh 2>&1 | tee target-cluster-run.log | tail -n 1)
+else
+  echo "kube-local build failed (see target-kube-build.log)"
+  cluster_line="cluster: 0 passed, 1 failed, 0 skipped"
+fi
+echo "$cluster_line"
+if [[ "$cluster_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+else
+  echo "cluster tests did not report a result (see target-cluster-run.log)"; status=1
+fi
+# Counted again over every report, the cluster classes now with their real results.
+passed=0; failed=0; skipped=0
+while read -r t f e s; do
+  passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
+done < <(python3 - <<'PY'
+import glob, xml.etree.ElementTree as ET
+for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
+    r = ET.parse(p).getroot()
+    print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
+PY
+)
+for line in "$dist_line" "$helm_line"; do
+  if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+  else
+    failed=$((failed + 1))
+  fi
+done
+if [[ "$cluster_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]] && [ "${BASH_REMATCH[1]}" -eq 0 ]; then
+  failed=$((failed + BASH_REMATCH[2]))   # the cluster never came up: its failure is not in any report
+fi
+echo "whole suite: $(( $(date +%s) - suite_start )) s"
 [ "$passed" -gt 0 ] || status=1
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

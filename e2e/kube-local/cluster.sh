@@ -7,6 +7,7 @@
 #                       cgroups, sysctls, nftables table and blackhole route removed or restored; state deleted
 #   cluster.sh env      the environment the suite reads (KUBECONFIG, E2E_LOCAL_CLUSTER, ...), as KEY=value lines
 #   cluster.sh packets  the guard's counters: packets to the pod or service range not through the bridge
+#   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
 # Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
 # (installed when missing), Go, and the driver's distribution (make build).
 set -euo pipefail
@@ -156,6 +157,7 @@ case "${1:-}" in
   down) down ;;
   env) [ -f "$KL_STATE/cluster.env" ] || die "not up"; cat "$KL_STATE/cluster.env" ;;
   packets) packet_counters ;;
+  hostpod-start) [ -n "${2:-}" ] || die "usage: cluster.sh hostpod-start POD"; driver_pod_start "$2" ;;
   status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
   *) echo "usage: cluster.sh up|down|env|packets|status" >&2; exit 2 ;;
 esac

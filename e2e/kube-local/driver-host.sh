@@ -31,7 +31,7 @@ driver_up() {
     "${args[@]}" > "$HOST_DIR/pods.txt" || return 1
   local name port rest
   while read -r name port rest; do
-    bg "hostpod-$name" unshare --uts "$B/hostpod" --spec "$HOST_DIR/pods/$name.json"
+    driver_pod_start "$name"
     say "  $name: $rest"
   done < "$HOST_DIR/pods.txt"
   while read -r name port rest; do
@@ -44,6 +44,12 @@ driver_up() {
                external-snapshotter-leader-ebs-csi-aws-com efs-csi-aws-com; do
     waitfor 120 "lease $lease held" lease_held kube-system "$lease" || return 1
   done
+}
+
+driver_pod_start() {
+  alive "hostpod-$1" && die "hostpod $1 is running"
+  [ -f "$HOST_DIR/pods/$1.json" ] || die "no hostpod $1"
+  bg "hostpod-$1" unshare --uts "$B/hostpod" --spec "$HOST_DIR/pods/$1.json"
 }
 
 driver_down() {

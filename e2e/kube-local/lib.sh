@@ -31,7 +31,7 @@ kubectl() { "$B/kubectl" "$@"; }
 # bg NAME CMD...: starts CMD in the background (its own session, output to $L/NAME.log), records its PID.
 bg() {
   local name=$1; shift
-  setsid "$@" >"$L/$name.log" 2>&1 < /dev/null &
+  setsid "$@" >>"$L/$name.log" 2>&1 < /dev/null &
   echo $! > "$R/$name.pid"
 }
 alive() { [ -f "$R/$1.pid" ] && kill -0 "$(cat "$R/$1.pid")" 2>/dev/null; }

@@ -9,7 +9,7 @@
 //
 // Usage: hostpod --spec pod.json   where pod.json is
 //
-//	{"name": "...", "hostname": "...", "runDir": "...", "logDir": "...", "graceSeconds": 30,
+//	{"name": "...", "hostname": "...", "runDir": "...", "logDir": "...", "graceSeconds": 30, "directories": [...],
 //	 "containers": [{"name": "...", "command": ["/path", "arg", ...], "env": ["K=V", ...], "dir": "..."}]}
 package main
 
@@ -40,6 +40,7 @@ type podSpec struct {
 	RunDir       string          `json:"runDir"`
 	LogDir       string          `json:"logDir"`
 	GraceSeconds int             `json:"graceSeconds"`
+	Directories  []string        `json:"directories"`
 	Containers   []containerSpec `json:"containers"`
 }
 
@@ -71,7 +72,8 @@ func main() {
 	if pod.GraceSeconds <= 0 {
 		pod.GraceSeconds = 30
 	}
-	for _, d := range []string{pod.RunDir, pod.LogDir} {
+	// The pod's volumes: directories that exist before any container starts, as the kubelet makes them.
+	for _, d := range append([]string{pod.RunDir, pod.LogDir}, pod.Directories...) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			fail("cannot create %s: %v", d, err)
 		}
