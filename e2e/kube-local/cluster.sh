@@ -12,6 +12,8 @@
 # (installed when missing), Go, and the driver's distribution (make build).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# moto, the IMDS emulator (make deps) and Go.
+export PATH="$KL_ROOT/.tools/bin:$PATH:/usr/local/go/bin"
 . "$KL_HERE/pki.sh"
 . "$KL_HERE/node.sh"
 KL_DRIVER="${KUBE_LOCAL_DRIVER:-host}"
@@ -49,8 +51,9 @@ start_aws() {
   mkdir -p "$KL_STATE/aws"
   bg aws "$KL_STATE/driver/bin/aws-csi-driver" local --driver none --no-lifecycle --work-dir "$KL_STATE/aws" \
     --profile "$AWS_PROFILE_NAME" --env-file "$R/aws.env"
-  waitfor 120 "emulated AWS (moto + realism layer + IMDS emulator, profile $AWS_PROFILE_NAME)" test -s "$R/aws.env" \
-    || { tail_log aws; return 1; }
+  # Ready once it wrote its endpoints; a process that died is not waited for.
+  waitfor 120 "emulated AWS (moto + realism layer + IMDS emulator, profile $AWS_PROFILE_NAME)" \
+    sh -c "test -s '$R/aws.env' || ! kill -0 $(cat "$R/aws.pid")" && [ -s "$R/aws.env" ] || { tail_log aws; return 1; }
 }
 
 # snapshot-controller is cluster infrastructure (an add-on on EKS, not part of the chart): its own module's RBAC.
@@ -148,8 +151,8 @@ leftovers() {
   local mounts loops procs
   mounts=$(awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | wc -l)
   loops=$(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$KL_STATE/" || true)
-  procs=$(ls "$R"/*.pid 2>/dev/null | wc -l)
-  say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent)"
+  procs=$( (ls "$R"/*.pid 2>/dev/null || true) | wc -l)
+  say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
 }
 
 case "${1:-}" in

@@ -230,6 +230,30 @@ record_host_state() {
     [ -f "/proc/sys/$s" ] && echo "$s $(cat "/proc/sys/$s")"
   done > "$R/sysctl.orig"
   [ -f "$R/netns.before" ] || ls /var/run/netns 2>/dev/null > "$R/netns.before" || true
+  # The kubelet makes iptables chains of its own (KUBE-FIREWALL, KUBE-KUBELET-CANARY, ...) in tables it may create.
+  [ -f "$R/nft-tables.before" ] || nft list tables 2>/dev/null > "$R/nft-tables.before" || true
+}
+
+# Removes the kubelet's iptables chains: the tables it created go whole; in a table that was there before, only the
+# KUBE-* chains and the rules that jump to them.
+remove_kubelet_chains() {
+  [ -f "$R/nft-tables.before" ] || return 0
+  local family table chain handle
+  while read -r _ family table; do
+    if ! grep -qx "table $family $table" "$R/nft-tables.before"; then
+      nft delete table "$family" "$table" 2>/dev/null
+      continue
+    fi
+    for chain in $(nft list table "$family" "$table" 2>/dev/null | awk '$1 == "chain" { print $2 }'); do
+      for handle in $(nft -a list chain "$family" "$table" "$chain" 2>/dev/null | awk '/jump KUBE-/ { print $NF }'); do
+        nft delete rule "$family" "$table" "$chain" handle "$handle" 2>/dev/null
+      done
+    done
+    for chain in $(nft list table "$family" "$table" 2>/dev/null | awk '$1 == "chain" && $2 ~ /^KUBE-/ { print $2 }'); do
+      nft flush chain "$family" "$table" "$chain" 2>/dev/null; nft delete chain "$family" "$table" "$chain" 2>/dev/null
+    done
+  done < <(nft list tables 2>/dev/null | grep -v "table ip $NFT_TABLE\$")
+  return 0
 }
 
 start_containerd() {
@@ -272,8 +296,8 @@ stop_node() {
   stop containerd 20
   # The shims of our containerd (they outlive it by design), matched by our containerd's socket path.
   local pid
-  for pid in $(ps -eo pid=,args= | awk -v a="$R/containerd.sock" 'index($0, "containerd-shim") && index($0, a) { print $1 }'); do
-    kill "$pid" 2>/dev/null
+  for pid in $(ps -eo pid=,args= | awk -v a="$R/containerd.sock" '$2 ~ /containerd-shim/ && index($0, a) { print $1 }'); do
+    kill "$pid" 2>/dev/null || true
   done
 }
 
@@ -308,4 +332,5 @@ clean_host() {
     while read -r s v; do echo "$v" > "/proc/sys/$s" 2>/dev/null; done < "$R/sysctl.orig"
   fi
   stop_network_guard
+  remove_kubelet_chains
 }

@@ -221,6 +221,12 @@ public final class LocalRuntime implements AutoCloseable {
         Runtime.getRuntime().removeShutdownHook(hook);
         return failures == 0 ? 0 : Main.EXIT_FAILURE;
       }
+      if (which.isEmpty()) {
+        out.println("Serving emulated AWS until SIGTERM or Ctrl-C, which stop moto and the IMDS emulator.");
+        out.flush();
+        stop.await();
+        return 0;
+      }
       Driver first = which.contains(Driver.EBS) ? Driver.EBS : Driver.EFS;
       out.println();
       out.println("The drivers keep serving. Try calls by hand, e.g.:");
