@@ -3,8 +3,10 @@ package io.awscsi.launcher;
 import io.awscsi.core.logging.LoggingSetup;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.logging.log4j.Level;
 
@@ -21,6 +23,7 @@ public record DriverOptions(
     Level logLevel,
     Duration shutdownGrace,
     String imdsEndpoint,
+    Optional<Registration> registration,
     Ebs ebs,
     Efs efs) {
 
@@ -56,6 +59,15 @@ public record DriverOptions(
   /** How EFS file systems are mounted: efs-utils, or bind mounts of local directories in the local runtime. */
   public enum MountBackend { EFS_UTILS, LOCAL }
 
+  /**
+   * The kubelet plugin registration served by the node plugin itself (in place of node-driver-registrar), with the
+   * registrar's flag names: {@code --kubelet-registration-path} (the CSI socket as the kubelet sees it) turns it on.
+   */
+  public record Registration(String kubeletRegistrationPath, Path pluginRegistrationDir) {}
+
+  /** sun_path's 108 bytes less the NUL, for the registration socket's temporary name (the longest it binds). */
+  private static final int MAX_SOCKET_PATH_BYTES = 107;
+
   /** EBS flags (controller and node). */
   public record Ebs(Map<String, String> extraTags, String k8sTagClusterId, Duration modifyVolumeRequestHandlerTimeout,
       int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, DeviceBackend deviceBackend,
@@ -70,7 +82,7 @@ public record DriverOptions(
       "force-unmount-after-timeout", "version", "help");
 
   static final Set<String> KNOWN = Set.of("driver", "mode", "endpoint", "http-endpoint", "log-format", "log-level",
-      "shutdown-grace", "imds-endpoint",
+      "shutdown-grace", "imds-endpoint", "kubelet-registration-path", "plugin-registration-path",
       "extra-tags", "k8s-tag-cluster-id", "modify-volume-request-handler-timeout", "volume-attach-limit",
       "reserved-volume-attachments", "legacy-xfs", "device-backend", "loop-state-dir",
       "tags", "delete-access-point-root-dir", "vol-metrics-opt-in", "vol-metrics-refresh-period",
@@ -105,7 +117,38 @@ public record DriverOptions(
     return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
         choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
         Level.toLevel(f.string("log-level", "info"), Level.INFO),
-        f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""), ebs, efs);
+        f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""),
+        registration(f, driver, mode), ebs, efs);
+  }
+
+  private static Optional<Registration> registration(Flags f, Driver driver, Mode mode) {
+    if (!f.has("kubelet-registration-path")) {
+      if (f.has("plugin-registration-path")) {
+        throw new IllegalArgumentException("--plugin-registration-path needs --kubelet-registration-path (the CSI"
+            + " socket as the kubelet sees it), which turns the kubelet plugin registration on");
+      }
+      return Optional.empty();
+    }
+    if (!mode.node()) {
+      throw new IllegalArgumentException("--kubelet-registration-path registers a node plugin with the kubelet; use"
+          + " it with --mode node or all");
+    }
+    String kubeletPath = f.string("kubelet-registration-path", "");
+    if (!kubeletPath.startsWith("/") || !Path.of(kubeletPath).normalize().toString().equals(kubeletPath)) {
+      throw new IllegalArgumentException("--kubelet-registration-path takes the CSI socket's clean absolute path as the"
+          + " kubelet sees it, e.g. /var/lib/kubelet/plugins/" + driver.csiName() + "/csi.sock, got " + kubeletPath);
+    }
+    String dir = f.string("plugin-registration-path", "/var/lib/kubelet/plugins_registry");
+    if (!dir.startsWith("/")) {
+      throw new IllegalArgumentException("--plugin-registration-path takes an absolute directory, got " + dir);
+    }
+    Path registrationDir = Path.of(dir).normalize();
+    String longest = registrationDir.resolve("." + driver.csiName() + "-reg.sock.new").toString();
+    if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
+      throw new IllegalArgumentException("--plugin-registration-path " + dir + " is too long for a Unix socket path"
+          + " (" + longest + " exceeds " + MAX_SOCKET_PATH_BYTES + " bytes); choose a shorter directory");
+    }
+    return Optional.of(new Registration(kubeletPath, registrationDir));
   }
 
   private static <E extends Enum<E>> E choice(String flag, String value, Class<E> type) {

@@ -3,6 +3,8 @@ package io.awscsi.launcher;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.metrics.ProcessMetrics;
+import io.awscsi.core.registration.KubeletRegistration;
+import io.awscsi.core.registration.RegistrationSettings;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.HttpEndpoint;
@@ -95,6 +97,21 @@ public final class Main {
       err.println("aws-csi-driver: cannot start: " + failure.get());
       runtime.close();
       return EXIT_FAILURE;
+    }
+    // The kubelet registers the driver once it finds the registration socket and calls NodeGetInfo right after, so the
+    // socket appears only once the node info is there.
+    if (options.registration().isPresent()) {
+      DriverOptions.Registration r = options.registration().get();
+      RegistrationSettings settings = RegistrationSettings.of(options.driver().csiName(), r.kubeletRegistrationPath(),
+          r.pluginRegistrationDir());
+      try {
+        runtime.startSidecar(binder -> KubeletRegistration.start(settings, binder, metrics));
+      } catch (Exception e) {
+        log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
+        err.println("aws-csi-driver: cannot start: " + e.getMessage());
+        runtime.close();
+        return EXIT_FAILURE;
+      }
     }
     driver.afterStart().run();
     // Start-up garbage (configuration, class initialisation) goes once the sidecars' first calls are answered, so the

@@ -20,6 +20,11 @@ final class Usage {
         --http-endpoint :3301               serve /healthz and Prometheus /metrics
         --log-format text|json              --log-level info|debug
         --shutdown-grace 25s                time running calls get after SIGTERM
+      Kubelet plugin registration in the node plugin, in place of node-driver-registrar (node and all modes):
+        --kubelet-registration-path PATH    the CSI socket as the kubelet sees it, e.g.
+                                            /var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock; turns it on
+        --plugin-registration-path DIR      the kubelet's plugin registration directory, where <driver>-reg.sock
+                                            is served (default /var/lib/kubelet/plugins_registry)
       EBS: --extra-tags k=v,k2=v2  --k8s-tag-cluster-id ID  --modify-volume-request-handler-timeout 2s
            --volume-attach-limit N  --reserved-volume-attachments N  --legacy-xfs
            --device-backend nvme|loop  --loop-state-dir DIR   (loop: the local runtime's devices)

@@ -7,18 +7,22 @@ import io.awscsi.core.inflight.InFlightGuard;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.DriverProvider;
+import io.awscsi.core.provider.Readiness;
 import io.grpc.BindableService;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * One driver serving: the CSI services the provider's mode offers on the socket, and the optional HTTP endpoint.
- * Closing it shuts the server down gracefully and releases the provider's resources.
+ * One driver serving: the CSI services the provider's mode offers on the socket, the optional HTTP endpoint, and the
+ * in-process sidecars started on it. Closing it closes the sidecars, shuts the server down gracefully and releases
+ * the provider's resources.
  */
 public final class DriverRuntime implements AutoCloseable {
 
@@ -28,12 +32,15 @@ public final class DriverRuntime implements AutoCloseable {
   private final CsiServer server;
   private final HttpEndpoint http;
   private final Duration grace;
+  private final List<InProcessSidecar> sidecars;
 
-  private DriverRuntime(DriverProvider provider, CsiServer server, HttpEndpoint http, Duration grace) {
+  private DriverRuntime(DriverProvider provider, CsiServer server, HttpEndpoint http, Duration grace,
+      List<InProcessSidecar> sidecars) {
     this.provider = provider;
     this.server = server;
     this.http = http;
     this.grace = grace;
+    this.sidecars = sidecars;
   }
 
   /** {@code httpAddress} may be null (no HTTP endpoint). */
@@ -46,10 +53,11 @@ public final class DriverRuntime implements AutoCloseable {
     provider.controller().ifPresent(c -> services.add(new ControllerService(c, inFlight)));
     provider.node().ifPresent(n -> services.add(new NodeService(n, inFlight)));
     CsiServer server = CsiServer.start(endpoint, services, List.of(new CallRecordingInterceptor(metrics)));
+    List<InProcessSidecar> sidecars = new CopyOnWriteArrayList<>();
     HttpEndpoint http = null;
     if (httpAddress != null) {
       try {
-        http = HttpEndpoint.start(httpAddress, identity::readiness, metrics);
+        http = HttpEndpoint.start(httpAddress, health(identity, server, sidecars), metrics);
       } catch (IOException e) {
         server.shutdown(Duration.ZERO);
         throw new IOException("cannot serve --http-endpoint " + httpAddress + ": " + e.getMessage(), e);
@@ -58,7 +66,29 @@ public final class DriverRuntime implements AutoCloseable {
     LOG.info("serving {} {} on {} (controller={}, node={}){}", provider.driverName(), provider.version(), endpoint,
         provider.controller().isPresent(), provider.node().isPresent(),
         http == null ? "" : ", http on " + http.address());
-    return new DriverRuntime(provider, server, http, shutdownGrace);
+    return new DriverRuntime(provider, server, http, shutdownGrace, sidecars);
+  }
+
+  /** {@code /healthz}: the provider's readiness, the CSI socket still in place, then each in-process sidecar's. */
+  private static Supplier<Readiness> health(IdentityService identity, CsiServer server,
+      List<InProcessSidecar> sidecars) {
+    return () -> {
+      Readiness r = identity.readiness();
+      if (r instanceof Readiness.Ready) {
+        r = server.socketReadiness();
+      }
+      for (int i = 0; i < sidecars.size() && r instanceof Readiness.Ready; i++) {
+        r = sidecars.get(i).readiness();
+      }
+      return r;
+    };
+  }
+
+  /** Starts an in-process sidecar on this runtime's threads; closed (first) when the runtime closes. */
+  public InProcessSidecar startSidecar(InProcessSidecar.Factory factory) throws IOException {
+    InProcessSidecar sidecar = factory.start(server::serveAlso);
+    sidecars.add(sidecar);
+    return sidecar;
   }
 
   public CsiEndpoint endpoint() {
@@ -76,6 +106,10 @@ public final class DriverRuntime implements AutoCloseable {
   @Override
   public void close() {
     LOG.info("shutting down: no new calls; running calls have {} s to finish", grace.toSeconds());
+    // A sidecar's socket goes first, as the sidecar containers' do on SIGTERM (the kubelet deregisters the driver).
+    for (InProcessSidecar sidecar : sidecars.reversed()) {
+      sidecar.close();
+    }
     if (http != null) {
       http.close();
     }

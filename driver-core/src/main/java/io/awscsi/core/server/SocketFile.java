@@ -38,11 +38,33 @@ public final class SocketFile {
     Files.delete(socket);
   }
 
-  private static boolean answers(Path socket) {
+  /** Whether a process accepts connections on {@code socket}. */
+  public static boolean answers(Path socket) {
     try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
       return channel.connect(UnixDomainSocketAddress.of(socket));
     } catch (IOException refused) {
       return false;
+    }
+  }
+
+  /** Whether {@code path} is a socket (not following a symbolic link); false when nothing is there. */
+  public static boolean isSocket(Path path) {
+    try {
+      return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
+    } catch (IOException gone) {
+      return false;
+    }
+  }
+
+  /**
+   * What identifies the file at {@code path} (device and inode), or null when nothing is there: a socket bound anew at
+   * the same path, by this process or another, has another identity.
+   */
+  public static Object identity(Path path) {
+    try {
+      return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+    } catch (IOException gone) {
+      return null;
     }
   }
 
