@@ -27,7 +27,7 @@ driver_up() {
   python3 "$KL_HERE/hostpods.py" --rendered "$HOST_DIR/rendered.yaml" --out "$HOST_DIR" --state "$KL_STATE" \
     --bin "$B" --driver "$KL_STATE/driver/bin/aws-csi-driver" --kubelet-dir "$KUBELET_DIR" \
     --loop-dir "$KL_STATE/ebs-loop" --efs-root "$KL_STATE/efs-local" --node-name "$NODE_NAME" \
-    --api-port "$API_PORT" --aws-env "$R/aws.env" --registration-args "${KUBE_LOCAL_REGISTRATION_ARGS:-}" \
+    --api-port "$API_PORT" --aws-env "$R/aws.env" --registration \
     "${args[@]}" > "$HOST_DIR/pods.txt" || return 1
   local name port rest
   while read -r name port rest; do
@@ -39,11 +39,19 @@ driver_up() {
     waitfor 180 "$name ready (/healthz on 127.0.0.1:$port)" curl -sf "http://127.0.0.1:$port/healthz" \
       || { tail_log "hostpod-$name"; return 1; }
   done < "$HOST_DIR/pods.txt"
+  waitfor 120 "both node plugins registered with the kubelet (CSINode)" csinode_has ebs.csi.aws.com efs.csi.aws.com \
+    || { tail_log kubelet 30; return 1; }
   local lease
   for lease in ebs-csi-aws-com external-attacher-leader-ebs-csi-aws-com external-resizer-ebs-csi-aws-com \
                external-snapshotter-leader-ebs-csi-aws-com efs-csi-aws-com; do
     waitfor 120 "lease $lease held" lease_held kube-system "$lease" || return 1
   done
+}
+
+csinode_has() {
+  local drivers
+  drivers=$(kubectl get csinode "$NODE_NAME" -o jsonpath='{.spec.drivers[*].name}' 2>/dev/null) || return 1
+  for d in "$@"; do [[ " $drivers " == *" $d "* ]] || return 1; done
 }
 
 driver_pod_start() {

@@ -12,7 +12,8 @@ pod would get from the kubelet and a host process must be given:
     release namespace (`--leader-election-namespace`, which a pod reads from its service-account mount);
   - the images: the driver image is the distribution under test, a sidecar image is the binary of that name built by
     build.sh; the livenessprobe and node-driver-registrar sidecars are not served by the Go module proxy, so the
-    plugin's own health endpoint stands in for the first, the plugin's kubelet registration for the second;
+    plugin's own health endpoint stands in for the first, the plugin's own kubelet registration
+    (--kubelet-registration-path) for the second;
   - emulated AWS: the plugin gets the emulator's endpoints, EBS the loop-device backend, EFS the local stand-in;
   - ports: every listener on 127.0.0.1, each pod on its own port (pods on one host share one loopback).
 
@@ -120,8 +121,12 @@ class Translator:
                     command += ["--device-backend", "loop", "--loop-state-dir", self.a.loop_dir]
                 else:
                     command += ["--efs-mount-backend", "local", "--efs-local-root", self.a.efs_root]
-                if "--mode" in args and args[args.index("--mode") + 1] == "node" and self.a.registration_args:
-                    command += [remap(x) for x in self.a.registration_args]
+                if "--mode" in args and args[args.index("--mode") + 1] == "node" and self.a.registration:
+                    # The plugin registers itself with the kubelet (in place of node-driver-registrar).
+                    endpoint = command[command.index("--endpoint") + 1]
+                    socket = "/" + re.sub(r"^unix:/*", "", endpoint)
+                    command += ["--kubelet-registration-path", socket,
+                                "--plugin-registration-path", os.path.join(self.a.kubelet_dir, "plugins_registry")]
                 proc_env.update(self.a.aws_env)
                 proc_env["KUBECONFIG"] = kubeconfig
                 proc_env["JAVA_HOME"] = os.environ.get("JAVA_HOME", "")
@@ -164,7 +169,8 @@ def main():
     p.add_argument("--first-port", type=int, default=19800)
     p.add_argument("--aws-env", help="KEY=value file of the AWS emulator")
     p.add_argument("--kubeconfig", action="append", default=[], metavar="NS/SA=PATH")
-    p.add_argument("--registration-args", default="", help="extra node-plugin arguments for kubelet registration")
+    p.add_argument("--registration", action="store_true",
+                   help="node plugins register with the kubelet themselves (--kubelet-registration-path)")
     p.add_argument("--list-accounts", action="store_true", help="print the workloads' NS/SA and exit")
     a = p.parse_args()
     docs = [d for d in yaml.safe_load_all(open(a.rendered)) if d]
@@ -179,7 +185,6 @@ def main():
         return
     a.kubeconfigs = dict(x.split("=", 1) for x in a.kubeconfig)
     a.aws_env = dict(line.split("=", 1) for line in open(a.aws_env).read().splitlines() if "=" in line)
-    a.registration_args = a.registration_args.split()
     t = Translator(a)
     for w in workloads:
         replicas = w["spec"].get("replicas", 1) if w["kind"] == "Deployment" else 1
