@@ -81,6 +81,8 @@ write_env() {
     echo "KUBE_LOCAL_LOOP_DIR=$KL_STATE/ebs-loop"
     echo "KUBE_LOCAL_POD_CIDR=$POD_CIDR"
     echo "KUBE_LOCAL_SERVICE_CIDR=$SERVICE_CIDR"
+    echo "KUBE_LOCAL_NODE_IP=$NODE_IP"
+    echo "KUBE_LOCAL_NODE_LINK=$NODE_LINK"
     cat "$R/aws.env"
     driver_env
   } > "$KL_STATE/cluster.env"
@@ -152,7 +154,7 @@ leftovers() {
   mounts=$(awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | wc -l)
   loops=$(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$KL_STATE/" || true)
   procs=$( (ls "$R"/*.pid 2>/dev/null || true) | wc -l)
-  say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
+  say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
 }
 
 case "${1:-}" in

@@ -17,6 +17,11 @@ POD_CIDR=10.244.77.0/24
 # Nothing serves the service range (no kube-proxy): a blackhole route keeps its packets on this machine.
 SERVICE_CIDR=10.0.77.0/24
 SERVICE_IP=10.0.77.1
+# The kubelet refuses a loopback node IP ("nodeIP can't be loopback address"), so the node gets a second address on
+# the loopback interface: a documentation address (TEST-NET-1, never routed anywhere), delivered locally as 127.0.0.1
+# is. (This kernel has no dummy interfaces.)
+NODE_LINK=lo
+NODE_IP=192.0.2.77
 API_PORT=6443
 ETCD_PORT=2379
 NFT_TABLE=kube_local

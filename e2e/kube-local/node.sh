@@ -63,15 +63,17 @@ install_snapshot_crds() {
 }
 
 # --- the network guard -------------------------------------------------------------------------------------------
-# Counters for packets to the pod or service range that arrive or leave other than through the bridge, and the
-# blackhole route of the service range. `cluster.sh packets` prints the counters; the suite asserts they stay 0.
+# Counters for packets to the pod or service range or the node's address that arrive or leave other than through
+# the bridge or loopback, the blackhole route of the service range, and the node's address on loopback. `cluster.sh packets` prints the counters; the suite asserts they stay 0.
 start_network_guard() {
   ip route add blackhole "$SERVICE_CIDR" 2>/dev/null || ip route show type blackhole | grep -q "^blackhole $SERVICE_CIDR" \
     || die "cannot add the blackhole route for $SERVICE_CIDR"
   echo "$SERVICE_CIDR" > "$R/blackhole-route"
+  ip addr add "$NODE_IP/32" dev "$NODE_LINK" || die "cannot add the node's address $NODE_IP to $NODE_LINK"
+  echo "$NODE_IP" > "$R/node-address"
   nft -f - <<EOF
 table ip $NFT_TABLE {
-  set guarded { type ipv4_addr; flags interval; elements = { $POD_CIDR, $SERVICE_CIDR } }
+  set guarded { type ipv4_addr; flags interval; elements = { $POD_CIDR, $SERVICE_CIDR, $NODE_IP/32 } }
   counter inbound_foreign {}
   counter outbound_foreign {}
   chain prerouting {
@@ -90,6 +92,7 @@ EOF
 stop_network_guard() {
   [ -f "$R/nft-table" ] && { nft delete table ip "$NFT_TABLE" 2>/dev/null; rm -f "$R/nft-table"; }
   [ -f "$R/blackhole-route" ] && { ip route del blackhole "$SERVICE_CIDR" 2>/dev/null; rm -f "$R/blackhole-route"; }
+  [ -f "$R/node-address" ] && { ip addr del "$NODE_IP/32" dev "$NODE_LINK" 2>/dev/null; rm -f "$R/node-address"; }
   return 0
 }
 
@@ -190,7 +193,7 @@ EOF
   cat > "$KL_STATE/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: 127.0.0.1
+address: $NODE_IP
 port: 10250
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
@@ -271,7 +274,7 @@ node_ready() {
 start_kubelet() {
   mkdir -p "$KUBELET_DIR/plugins_registry" "$KUBELET_DIR/plugins" "$L/pods"
   bg kubelet "$B/kubelet" --config="$KL_STATE/kubelet.yaml" --kubeconfig="$KL_STATE/kubelet.kubeconfig" \
-    --root-dir="$KUBELET_DIR" --hostname-override="$NODE_NAME" --node-ip=127.0.0.1 --v=2
+    --root-dir="$KUBELET_DIR" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" --v=2
   waitfor 180 "node $NODE_NAME Ready" node_ready || { tail_log kubelet 50; return 1; }
 }
 

@@ -51,7 +51,7 @@ make_pki() {
   cert controller-manager system:kube-controller-manager
   cert scheduler system:kube-scheduler
   cert kubelet "system:node:$NODE_NAME" system:nodes
-  cert kubelet-serving "$NODE_NAME" "" "DNS:$NODE_NAME,DNS:localhost,IP:127.0.0.1"
+  cert kubelet-serving "$NODE_NAME" "" "DNS:$NODE_NAME,DNS:localhost,IP:127.0.0.1,IP:$NODE_IP"
   openssl ecparam -genkey -name prime256v1 -noout -out "$P/sa.key" 2>/dev/null
   openssl ec -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
   cert_kubeconfig admin admin

@@ -62,7 +62,7 @@ class EbsVolumeTest {
       Eventually.await("writer scheduled", Duration.ofMinutes(2), () -> cluster.nodeOf("writer") != null);
       return cluster.nodeOf("writer");
     });
-    PersistentVolume pv = steps.step("CreateVolume with the node's topology: PV bound", () -> {
+    String volumeId = steps.step("CreateVolume with the node's topology: PV bound", () -> {
       PersistentVolume bound = cluster.awaitBound("data");
       Node n = cluster.client.nodes().withName(node).get();
       Map<String, String> required = ClusterFixture.requiredTopology(bound);
@@ -70,8 +70,11 @@ class EbsVolumeTest {
       required.forEach((key, value) -> assertThat(n.getMetadata().getLabels()).as("node label %s", key)
           .containsEntry(key, value));
       assertThat(bound.getSpec().getCsi().getVolumeHandle()).startsWith("vol-");
-      return bound;
+      return bound.getSpec().getCsi().getVolumeHandle() + " " + required;
     });
+    assertThat(volumeId).startsWith("vol-");
+    PersistentVolume pv = cluster.client.persistentVolumes().withName(cluster.pvc("data").getSpec().getVolumeName())
+        .get();
     steps.step("VolumeAttachment by the attach-detach controller, attached", () -> {
       VolumeAttachment va = cluster.awaitAttached(pv.getMetadata().getName(), node);
       return va.getStatus().getAttachmentMetadata();
@@ -124,9 +127,18 @@ class EbsVolumeTest {
             cluster.pvc("data").getStatus().getAllocatedResources() == null ? null
                 : cluster.pvc("data").getStatus().getAllocatedResources().get("storage")));
       });
-      steps.step("ControllerExpandVolume done: FileSystemResizePending", () -> Eventually.await(
-          "condition FileSystemResizePending seen", Duration.ofMinutes(3),
-          () -> conditionsSeen.contains("FileSystemResizePending")));
+      // Kubernetes >= 1.32 says it in status.allocatedResourceStatuses (NodeResizePending); older ones, and some
+      // paths still, as the FileSystemResizePending condition. Either, with the resizer's FileSystemResizeRequired.
+      String pending = steps.step("ControllerExpandVolume done: node resize pending (FileSystemResizePending)",
+          () -> {
+            Eventually.await("FileSystemResizePending / NodeResizePending seen", Duration.ofMinutes(3),
+                () -> conditionsSeen.contains("FileSystemResizePending")
+                    || conditionsSeen.contains("allocatedResourceStatuses=NodeResizePending"));
+            assertThat(cluster.eventsOf("PersistentVolumeClaim", "data")).extracting(e -> e.getReason())
+                .contains("FileSystemResizeRequired");
+            return conditionsSeen.stream().filter(c -> c.contains("Pending")).sorted().toList().toString();
+          });
+      assertThat(pending).contains("Pending");
       steps.step("kubelet NodeExpandVolume: FileSystemResizeSuccessful event", () -> Eventually.await(
           "event FileSystemResizeSuccessful", Duration.ofMinutes(3), () -> cluster.events().stream()
               .anyMatch(e -> "FileSystemResizeSuccessful".equals(e.getReason()))));
@@ -157,6 +169,12 @@ class EbsVolumeTest {
           public void eventReceived(Action action, PersistentVolumeClaim p) {
             if (p.getStatus() != null && p.getStatus().getConditions() != null) {
               p.getStatus().getConditions().forEach(c -> seen.add(c.getType()));
+            }
+            if (p.getStatus() != null && p.getStatus().getAllocatedResourceStatuses() != null) {
+              String status = p.getStatus().getAllocatedResourceStatuses().get("storage");
+              if (status != null) {
+                seen.add("allocatedResourceStatuses=" + status);
+              }
             }
           }
 

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The local cluster keeps every packet on this machine: the node advertises 127.0.0.1 (so logs and exec go over
- * loopback), pods live on the bridge's range, the service range is a blackhole, host processes reach the API server
- * on loopback, and the guard's counters show no packet to the pod or service range outside the bridge.
+ * The local cluster keeps every packet on this machine: the node advertises an address of its own on the loopback
+ * interface (the kubelet refuses a 127/8 node IP; this one is delivered locally like 127.0.0.1, so logs and exec
+ * stay on the machine), pods live on the bridge's range, the service range is a blackhole, host processes reach the
+ * API server on 127.0.0.1, and the guard's counters show no packet to these ranges outside the bridge or loopback.
  */
 @Tag("cluster")
 @ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
@@ -47,13 +48,15 @@ class NetworkIsolationTest {
     LocalCluster local = cluster.localCluster();
     Steps steps = new Steps("network");
     Map<String, Long> before = steps.step("guard counters read", local::packetCounters);
-    steps.step("the node's address is 127.0.0.1", () -> {
+    steps.step("the node's address is on the loopback interface (delivered locally)", () -> {
       Node node = cluster.schedulableNodes().getFirst();
-      assertThat(node.getStatus().getAddresses()).allSatisfy(a -> {
-        if ("InternalIP".equals(a.getType())) {
-          assertThat(a.getAddress()).isEqualTo("127.0.0.1");
-        }
-      });
+      String nodeIp = local.get("KUBE_LOCAL_NODE_IP");
+      assertThat(node.getStatus().getAddresses()).filteredOn(a -> "InternalIP".equals(a.getType()))
+          .extracting(a -> a.getAddress()).containsExactly(nodeIp);
+      assertThat(command("ip", "-o", "addr", "show", "dev", local.get("KUBE_LOCAL_NODE_LINK")))
+          .contains("inet " + nodeIp + "/32");
+      assertThat(command("ip", "route", "get", nodeIp)).startsWith("local " + nodeIp);
+      return nodeIp;
     });
     steps.step("a pod on the bridge's range; logs and exec over loopback", () -> {
       cluster.client.pods().inNamespace(cluster.namespace).resource(new io.fabric8.kubernetes.api.model.PodBuilder()
@@ -73,7 +76,8 @@ class NetworkIsolationTest {
     String serviceIp = cluster.client.services().inNamespace("default").withName("kubernetes").get().getSpec()
         .getClusterIP();
     steps.step("the service range is a blackhole: connecting to " + serviceIp + " fails here", () -> {
-      assertThat(routes()).contains("blackhole " + local.get("KUBE_LOCAL_SERVICE_CIDR"));
+      assertThat(command("ip", "route", "show", "type", "blackhole"))
+          .contains("blackhole " + local.get("KUBE_LOCAL_SERVICE_CIDR"));
       assertThatThrownBy(() -> {
         try (Socket s = new Socket()) {
           s.connect(new InetSocketAddress(serviceIp, 443), 2_000);
@@ -92,9 +96,9 @@ class NetworkIsolationTest {
     steps.summary();
   }
 
-  private static String routes() {
+  private static String command(String... command) {
     try {
-      Process p = new ProcessBuilder("ip", "route", "show", "type", "blackhole").start();
+      Process p = new ProcessBuilder(command).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       p.waitFor();
       return out;
