@@ -288,7 +288,11 @@ final class ClusterFixture implements AutoCloseable {
   }
 
   Pod awaitReady(String pod) {
-    Eventually.await("pod " + namespace + "/" + pod + " ready", POD_READY, () -> {
+    return awaitReady(pod, POD_READY);
+  }
+
+  Pod awaitReady(String pod, Duration timeout) {
+    Eventually.await("pod " + namespace + "/" + pod + " ready", timeout, () -> {
       Pod p = client.pods().inNamespace(namespace).withName(pod).get();
       return p != null && Readiness.isPodReady(p);
     });

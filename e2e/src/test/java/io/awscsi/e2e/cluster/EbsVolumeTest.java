@@ -127,18 +127,15 @@ class EbsVolumeTest {
             cluster.pvc("data").getStatus().getAllocatedResources() == null ? null
                 : cluster.pvc("data").getStatus().getAllocatedResources().get("storage")));
       });
-      // Kubernetes >= 1.32 says it in status.allocatedResourceStatuses (NodeResizePending); older ones, and some
-      // paths still, as the FileSystemResizePending condition. Either, with the resizer's FileSystemResizeRequired.
-      String pending = steps.step("ControllerExpandVolume done: node resize pending (FileSystemResizePending)",
-          () -> {
-            Eventually.await("FileSystemResizePending / NodeResizePending seen", Duration.ofMinutes(3),
-                () -> conditionsSeen.contains("FileSystemResizePending")
-                    || conditionsSeen.contains("allocatedResourceStatuses=NodeResizePending"));
-            assertThat(cluster.eventsOf("PersistentVolumeClaim", "data")).extracting(e -> e.getReason())
-                .contains("FileSystemResizeRequired");
-            return conditionsSeen.stream().filter(c -> c.contains("Pending")).sorted().toList().toString();
-          });
-      assertThat(pending).contains("Pending");
+      // The resizer hands the rest to the node by marking the claim (condition FileSystemResizePending, or on
+      // Kubernetes >= 1.32 status.allocatedResourceStatuses NodeResizePending) and saying so in the
+      // FileSystemResizeRequired event; the kubelet may act within milliseconds, so the event is what is asserted
+      // and the states a watch saw are printed.
+      steps.step("ControllerExpandVolume done, node resize pending (FileSystemResizeRequired)", () -> {
+        Eventually.await("event FileSystemResizeRequired", Duration.ofMinutes(3), () -> cluster.eventsOf(
+            "PersistentVolumeClaim", "data").stream().anyMatch(e -> "FileSystemResizeRequired".equals(e.getReason())));
+        return "watched: " + conditionsSeen.stream().sorted().toList();
+      });
       steps.step("kubelet NodeExpandVolume: FileSystemResizeSuccessful event", () -> Eventually.await(
           "event FileSystemResizeSuccessful", Duration.ofMinutes(3), () -> cluster.events().stream()
               .anyMatch(e -> "FileSystemResizeSuccessful".equals(e.getReason()))));

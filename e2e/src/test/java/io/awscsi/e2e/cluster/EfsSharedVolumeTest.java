@@ -53,7 +53,7 @@ class EfsSharedVolumeTest {
       cluster.createPvc("shared", ClusterFixture.EFS_CLASS, "5Gi", "ReadWriteMany");
       return cluster.awaitBound("shared").getSpec().getCsi().getVolumeHandle();
     });
-    assertThat(handle).startsWith(fileSystemId + "::fsap-");
+    assertThat(handle).contains(fileSystemId + "::fsap-");
     shareBetweenTwoPods(steps, "shared", first, second);
     steps.summary();
   }
@@ -67,7 +67,7 @@ class EfsSharedVolumeTest {
       cluster.createPvc("dir", sc, "1Gi", "ReadWriteMany");
       return cluster.awaitBound("dir").getSpec().getCsi().getVolumeHandle();
     });
-    assertThat(handle).startsWith(fileSystemId).doesNotContain("fsap-");
+    assertThat(handle).contains(fileSystemId + ":/e2e/").doesNotContain("fsap-");
     String node = cluster.schedulableNodes().getFirst().getMetadata().getName();
     shareBetweenTwoPods(steps, "dir", node, node);
     steps.summary();

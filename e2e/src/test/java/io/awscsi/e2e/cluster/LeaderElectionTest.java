@@ -41,23 +41,23 @@ class LeaderElectionTest {
   void otherReplicaTakesOverWhenTheLeaderDies() {
     Steps steps = new Steps("leader failover");
     String provisionerLease = EBS_LEASES.getFirst();
-    Map<String, Lease> before = steps.step("every EBS sidecar Lease held by a controller replica", () -> {
-      Map<String, Lease> leases = new LinkedHashMap<>();
+    Map<String, Lease> before = new LinkedHashMap<>();
+    steps.step("every EBS sidecar Lease held by a controller replica", () -> {
       for (String name : EBS_LEASES) {
         Eventually.await("lease " + name + " held", Duration.ofMinutes(2), () -> holder(lease(name)) != null);
-        leases.put(name, lease(name));
+        before.put(name, lease(name));
         assertThat(holder(lease(name))).as("holder of %s", name).startsWith("ebs-csi-controller-");
       }
-      return leases;
+      return holder(before.get(EBS_LEASES.getFirst()));
     });
     String leader = holder(before.get(provisionerLease));
     int transitions = transitions(before.get(provisionerLease));
     String sc = cluster.storageClass("immediate", Map.of("type", "gp3"), "Immediate");
-    long killedAt = steps.step("leader " + leader + " killed, a PVC created during the failover", () -> {
+    long[] killedAt = new long[1];
+    steps.step("leader " + leader + " killed, a PVC created during the failover", () -> {
       cluster.driver().killControllerReplica(leader);
-      long at = System.nanoTime();
+      killedAt[0] = System.nanoTime();
       cluster.createPvc("during-failover", sc, "1Gi", "ReadWriteOnce");
-      return at;
     });
     String newLeader = steps.step("the other replica takes the provisioner's Lease", () -> {
       Eventually.await("a new holder of " + provisionerLease, Duration.ofMinutes(2), () -> {
@@ -66,11 +66,13 @@ class LeaderElectionTest {
       });
       return holder(lease(provisionerLease));
     });
-    long takeoverMs = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();
+    long takeoverMs = Duration.ofNanos(System.nanoTime() - killedAt[0]).toMillis();
     System.out.printf("[leader failover] takeover time %d ms (%s -> %s; lease duration %ss)%n", takeoverMs, leader,
         newLeader, lease(provisionerLease).getSpec().getLeaseDurationSeconds());
-    steps.step("leaseTransitions grew", () -> assertThat(transitions(lease(provisionerLease)))
-        .isGreaterThan(transitions));
+    steps.step("leaseTransitions grew", () -> {
+      assertThat(transitions(lease(provisionerLease))).isGreaterThan(transitions);
+      return transitions + " -> " + transitions(lease(provisionerLease));
+    });
     steps.step("the PVC created during the failover binds", () -> cluster.awaitBound("during-failover")
         .getSpec().getCsi().getVolumeHandle());
     steps.step("every other sidecar Lease moved to " + newLeader, () -> {

@@ -47,7 +47,9 @@ class NodePluginRestartTest {
     long afterRestart = lines();
     steps.step("the writer keeps appending", () -> Eventually.await("5 more lines", Duration.ofSeconds(30),
         () -> lines() >= afterRestart + 5));
-    steps.step("the writer was not restarted", () -> assertThat(cluster.restarts("writer")).isZero());
+    steps.step("the writer was not restarted", () -> {
+      assertThat(cluster.restarts("writer")).isZero();
+    });
     List<String> log = steps.step("its log has no gap", () -> {
       List<String> l = cluster.exec("writer", "cat " + ClusterFixture.MOUNT + "/log").lines().toList();
       assertConsecutive(l);
@@ -55,7 +57,9 @@ class NodePluginRestartTest {
     });
     steps.step("writer deleted; the next pod reads every line (the data survived the restart)", () -> {
       cluster.deletePod("writer");
-      cluster.startSleeper("reader", "data");
+      cluster.createPod("reader", "data", "sleep 86400", null);
+      // A staged volume takes seconds; a volume whose device is gone never stages (bounded, not POD_READY's 5 min).
+      cluster.awaitReady("reader", Duration.ofMinutes(2));
       List<String> read = cluster.exec("reader", "cat " + ClusterFixture.MOUNT + "/log").lines().toList();
       assertThat(read.size()).as("lines after the restart and a remount").isGreaterThanOrEqualTo(log.size());
       assertConsecutive(read);

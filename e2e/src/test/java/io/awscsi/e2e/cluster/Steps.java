@@ -42,12 +42,17 @@ final class Steps {
     long start = System.nanoTime();
     try {
       T result = body.get();
-      record(name, start, true, result == null ? "" : result.toString());
+      record(name, start, true, result == null || result instanceof org.assertj.core.api.Assert<?, ?> ? ""
+          : abbreviate(result.toString()));
       return result;
     } catch (RuntimeException | AssertionError e) {
       record(name, start, false, String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
       throw e;
     }
+  }
+
+  private static String abbreviate(String detail) {
+    return detail.length() <= 160 ? detail : detail.substring(0, 157) + "...";
   }
 
   private void record(String name, long start, boolean ok, String detail) {

@@ -69,7 +69,9 @@ class VolumeAttributesClassTest {
       });
       assertThat(after.volumeTypeAsString()).isEqualTo("gp3");
     }
-    steps.step("the pod kept running", () -> assertThat(cluster.restarts("app")).isZero());
+    steps.step("the pod kept running", () -> {
+      assertThat(cluster.restarts("app")).isZero();
+    });
     steps.summary();
   }
 }
