@@ -34,6 +34,8 @@ ensure_packages() {
     apt-get update -qq >/dev/null 2>&1 || true
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+  # hostpods.py reads the rendered chart with PyYAML (the version the chart tests pin).
+  python3 -c 'import yaml' 2>/dev/null || { say "installing PyYAML (pip)"; python3 -m pip install -q PyYAML==6.0.3; }
 }
 
 # helm of the version the chart tests pin (helm/tests/run.sh), in the directory they install it to.
