@@ -41,8 +41,10 @@ mvn -B -ntp ${MVN_OFFLINE:--o} -pl e2e -am test -Dtest='io.awscsi.e2e.cluster.*T
 echo "cluster suite: $(( $(date +%s) - t )) s"
 # Every case's steps with their times, and any failure's dump of the cluster's state.
 for f in "$reports"/io.awscsi.e2e.cluster.*-output.txt; do
-  [ -e "$f" ] && grep -E '^\[|takeover|=====|^--- ' "$f"
-done | tee -a "$log"
+  [ -e "$f" ] && awk '/^===== cluster state/ { dump = 1 } dump || /^\[/ { print } /^===== end of the cluster state/ { dump = 0 }' "$f"
+done | tee -a "$log" | awk '/^===== cluster state/ { dump = 1 } !dump { print } /^===== end/ { dump = 0; print "(the cluster state at the failure: '"$log"')" }'
+# The first lines of every failure, in full in target-cluster.log.
+grep -h -A3 '<<< FAILURE\|<<< ERROR' "$reports"/io.awscsi.e2e.cluster.*.txt 2>/dev/null | head -40
 packets=$(bash "$harness" packets 2>&1)
 echo "network guard after the suite: $packets" | tee -a "$log"
 down

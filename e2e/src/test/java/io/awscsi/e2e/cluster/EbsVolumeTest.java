@@ -8,9 +8,6 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,7 +114,7 @@ class EbsVolumeTest {
     long before = steps.step("df before", () -> sizeKib("app"));
     assertThat(before).isLessThan(1024 * 1024);
     Set<String> conditionsSeen = ConcurrentHashMap.newKeySet();
-    try (Watch watch = watchConditions("data", conditionsSeen)) {
+    try (AutoCloseable watch = watchConditions("data", conditionsSeen)) {
       steps.step("PVC edited to 2Gi: status.allocatedResources 2Gi", () -> {
         cluster.client.persistentVolumeClaims().inNamespace(cluster.namespace).withName("data").edit(pvc -> {
           pvc.getSpec().getResources().getRequests().put("storage", new Quantity("2Gi"));
@@ -134,12 +131,16 @@ class EbsVolumeTest {
       steps.step("ControllerExpandVolume done, node resize pending (FileSystemResizeRequired)", () -> {
         Eventually.await("event FileSystemResizeRequired", Duration.ofMinutes(3), () -> cluster.eventsOf(
             "PersistentVolumeClaim", "data").stream().anyMatch(e -> "FileSystemResizeRequired".equals(e.getReason())));
-        return "watched: " + conditionsSeen.stream().sorted().toList();
+        return "seen: " + conditionsSeen.stream().sorted().toList();
       });
       steps.step("kubelet NodeExpandVolume: FileSystemResizeSuccessful event", () -> Eventually.await(
           "event FileSystemResizeSuccessful", Duration.ofMinutes(3), () -> cluster.events().stream()
               .anyMatch(e -> "FileSystemResizeSuccessful".equals(e.getReason()))));
+    } catch (Exception e) {
+      throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
+    System.out.println("[ebs expand " + fsType + "] claim states seen while growing: " + conditionsSeen.stream()
+        .sorted().toList());
     long after = steps.step("df in the running pod shows the new size", () -> {
       Eventually.await("df grown", Duration.ofMinutes(2), () -> sizeKib("app") > 3 * 512 * 1024);
       return sizeKib("app");
@@ -159,25 +160,37 @@ class EbsVolumeTest {
     steps.summary();
   }
 
-  private Watch watchConditions(String pvc, Set<String> seen) {
-    return cluster.client.persistentVolumeClaims().inNamespace(cluster.namespace).withName(pvc)
-        .watch(new Watcher<>() {
-          @Override
-          public void eventReceived(Action action, PersistentVolumeClaim p) {
-            if (p.getStatus() != null && p.getStatus().getConditions() != null) {
-              p.getStatus().getConditions().forEach(c -> seen.add(c.getType()));
-            }
-            if (p.getStatus() != null && p.getStatus().getAllocatedResourceStatuses() != null) {
-              String status = p.getStatus().getAllocatedResourceStatuses().get("storage");
-              if (status != null) {
-                seen.add("allocatedResourceStatuses=" + status);
-              }
+  /**
+   * Records every condition type and allocated-resource status of the claim, polled every 100 ms on a virtual
+   * thread until closed (the node resize may be pending for well under a second).
+   */
+  private AutoCloseable watchConditions(String pvc, Set<String> seen) {
+    var stop = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread poller = Thread.ofVirtual().start(() -> {
+      while (!stop.get()) {
+        try {
+          PersistentVolumeClaim p = cluster.pvc(pvc);
+          if (p.getStatus() != null && p.getStatus().getConditions() != null) {
+            p.getStatus().getConditions().forEach(c -> seen.add(c.getType()));
+          }
+          if (p.getStatus() != null && p.getStatus().getAllocatedResourceStatuses() != null) {
+            String status = p.getStatus().getAllocatedResourceStatuses().get("storage");
+            if (status != null) {
+              seen.add("allocatedResourceStatuses=" + status);
             }
           }
-
-          @Override
-          public void onClose(WatcherException cause) {}
-        });
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          // A failed read is retried on the next round.
+        }
+      }
+    });
+    return () -> {
+      stop.set(true);
+      poller.join(5_000);
+    };
   }
 
   /** The file system size in KiB as {@code df} inside the pod reports it. */
