@@ -124,13 +124,15 @@ class EbsVolumeTest {
             cluster.pvc("data").getStatus().getAllocatedResources() == null ? null
                 : cluster.pvc("data").getStatus().getAllocatedResources().get("storage")));
       });
-      // The resizer hands the rest to the node by marking the claim (condition FileSystemResizePending, or on
-      // Kubernetes >= 1.32 status.allocatedResourceStatuses NodeResizePending) and saying so in the
-      // FileSystemResizeRequired event; the kubelet may act within milliseconds, so the event is what is asserted
-      // and the states a watch saw are printed.
+      // The resizer hands the rest to the node by marking the claim (condition FileSystemResizePending and
+      // status.allocatedResourceStatuses NodeResizePending) and saying so in the FileSystemResizeRequired event; the
+      // claim is polled every 100 ms, so the pending state is seen before the kubelet's NodeExpandVolume clears it.
       steps.step("ControllerExpandVolume done, node resize pending (FileSystemResizeRequired)", () -> {
         Eventually.await("event FileSystemResizeRequired", Duration.ofMinutes(3), () -> cluster.eventsOf(
             "PersistentVolumeClaim", "data").stream().anyMatch(e -> "FileSystemResizeRequired".equals(e.getReason())));
+        Eventually.await("FileSystemResizePending (or NodeResizePending) seen", Duration.ofSeconds(30),
+            () -> conditionsSeen.contains("FileSystemResizePending")
+                || conditionsSeen.contains("allocatedResourceStatuses=NodeResizePending"));
         return "seen: " + conditionsSeen.stream().sorted().toList();
       });
       steps.step("kubelet NodeExpandVolume: FileSystemResizeSuccessful event", () -> Eventually.await(
