@@ -2,8 +2,9 @@
 # Builds the local cluster's Go binaries into .tools/kube-local/bin with one `go build` (one build list, so the
 # packages the kube binary and the sidecars share compile once): the kube multi-call binary (kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kubectl), csi-provisioner, csi-attacher, csi-resizer,
-# csi-snapshotter, snapshot-controller, the pause process and hostpod (the host-process pod supervisor). Skips the build when the binaries were built from the
-# same inputs (go.mod, go.sum, the sources here, this script, the Go version). Cache: .tools/kube-local/go-build.
+# csi-snapshotter, snapshot-controller, the pause process and hostpod (the host-process pod supervisor). Skips the
+# build when the binaries were built from the same inputs (go.mod, go.sum, the sources here, this script, the Go
+# version). Cache: .tools/kube-local/go-build.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -26,7 +27,7 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ld="$ld -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
 done
 start=$(date +%s)
-echo "building kube $kube_version and the CSI sidecars into $out (cold: ~6 min on 2 idle cores, more when loaded)"
+echo "building kube $kube_version and the CSI sidecars into $out (cold: ~6 min on 2 idle cores, 23 min on a loaded machine)"
 nice -n 10 go build -ldflags "$ld" -o "$out/" ./cmd/kube ./cmd/pause ./cmd/hostpod \
   github.com/kubernetes-csi/external-provisioner/v6/cmd/csi-provisioner \
   github.com/kubernetes-csi/external-attacher/v4/cmd/csi-attacher \
