@@ -10,7 +10,8 @@ export GOFLAGS := -mod=mod
 MVN ?= mvn -B -ntp
 DIST := dist/aws-csi-driver
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean \
+	cluster-build cluster-up cluster-down test-cluster
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
@@ -35,6 +36,21 @@ run: deps build
 test:
 	@bash hack/install-deps.sh --test
 	@bash hack/test-all.sh
+
+## cluster-build: the local cluster's binaries (kube v1.37.2, the CSI sidecars) into .tools/kube-local; skipped when current
+cluster-build:
+	@bash e2e/kube-local/build.sh
+
+## cluster-up / cluster-down: the local single-node Kubernetes with the driver on emulated AWS (e2e/kube-local)
+cluster-up: build
+	@bash e2e/kube-local/cluster.sh up
+
+cluster-down:
+	@bash e2e/kube-local/cluster.sh down
+
+## test-cluster: the cluster part alone: cluster up, the cluster suite, cluster down
+test-cluster: build
+	@bash hack/test-cluster.sh
 
 unit:
 	$(MVN) test

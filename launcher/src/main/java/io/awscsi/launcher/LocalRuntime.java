@@ -141,6 +141,24 @@ public final class LocalRuntime implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code KEY=value} lines for processes started elsewhere: the driver environment, the instance that plays this
+   * node, the EFS file system; written to a temporary file and moved, so a reader never sees half of it.
+   */
+  static void writeEnvFile(Path file, LocalAws aws) throws IOException {
+    Map<String, String> values = new java.util.LinkedHashMap<>(aws.driverEnvironment());
+    values.remove("DISABLE_TAINT_WATCHER");
+    values.put("AWS_LOCAL_INSTANCE_ID", aws.instanceId());
+    values.put("AWS_LOCAL_ZONE", LocalAws.ZONE);
+    values.put("AWS_LOCAL_FILE_SYSTEM_ID", aws.fileSystemId());
+    StringBuilder text = new StringBuilder();
+    values.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(temporary, text);
+    Files.move(temporary, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     Flags f;
     try {
@@ -158,8 +176,10 @@ public final class LocalRuntime implements AutoCloseable {
       case "ebs" -> Set.of(Driver.EBS);
       case "efs" -> Set.of(Driver.EFS);
       case "both" -> Set.of(Driver.EBS, Driver.EFS);
+      // Emulated AWS alone, for drivers run elsewhere (the local Kubernetes cluster of e2e/kube-local).
+      case "none" -> Set.<Driver>of();
       default -> {
-        err.println("aws-csi-driver local: --driver must be ebs, efs or both");
+        err.println("aws-csi-driver local: --driver must be ebs, efs, both or none");
         yield null;
       }
     };
@@ -185,8 +205,14 @@ public final class LocalRuntime implements AutoCloseable {
       for (Driver d : which) {
         out.println("  " + d.csiName() + " serving on " + local.endpoint(d));
       }
+      String envFile = f.string("env-file", null);
+      if (envFile != null) {
+        writeEnvFile(Path.of(envFile), local.aws);
+        out.println("Emulated AWS described in " + envFile);
+      }
+      out.flush();
       int failures = 0;
-      if (!f.bool("no-lifecycle")) {
+      if (!f.bool("no-lifecycle") && !which.isEmpty()) {
         LifecycleWalkthrough walk = new LifecycleWalkthrough(local.aws, workDir, out);
         try {
           if (which.contains(Driver.EBS)) {
@@ -208,6 +234,12 @@ public final class LocalRuntime implements AutoCloseable {
       if (f.bool("exit")) {
         Runtime.getRuntime().removeShutdownHook(hook);
         return failures == 0 ? 0 : Main.EXIT_FAILURE;
+      }
+      if (which.isEmpty()) {
+        out.println("Serving emulated AWS until SIGTERM or Ctrl-C, which stop moto and the IMDS emulator.");
+        out.flush();
+        stop.await();
+        return 0;
       }
       Driver first = which.contains(Driver.EBS) ? Driver.EBS : Driver.EFS;
       out.println();

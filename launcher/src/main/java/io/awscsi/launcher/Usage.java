@@ -50,12 +50,14 @@ final class Usage {
 
   /** {@code aws-csi-driver local}: both drivers on emulated AWS. */
   static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
-      Flag.of("", "driver", "ebs|efs|both", "which drivers (default both)"),
+      Flag.of("", "driver", "ebs|efs|both|none", "which drivers (default both; none: emulated AWS only)"),
       Flag.of("", "work-dir", "DIR", "sockets, loop files and mounts (default /tmp/aws-csi-local)"),
       Flag.of("", "profile", "realistic|fast|instant", "emulated AWS latencies and throttling (default realistic)"),
       Flag.of("", "no-lifecycle", "", "serve without walking volumes through their life first"),
       Flag.of("", "exit", "", "exit after the walkthrough with its result"),
       Flag.of("", "log-level", "warn|info|debug", "driver log level (default warn)"),
+      Flag.of("", "env-file", "FILE", "write emulated AWS's endpoints, the node's instance and the EFS file system"
+          + " there as KEY=value lines, for driver processes started elsewhere"),
       Flag.of("", "help", "", "print this text and exit")));
 
   /** {@code aws-csi-driver client}: one RPC by hand. */
