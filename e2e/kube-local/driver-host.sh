@@ -10,7 +10,8 @@ render_chart() {
   local fs_id=$1
   "$HELM" template aws-csi-driver "$KL_ROOT/helm/aws-csi-driver" --namespace kube-system --kube-version 1.37.2 \
     --api-versions snapshot.storage.k8s.io/v1 --set efs.enabled=true --set "efsStorageClass.fileSystemId=$fs_id" \
-    ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
+    --set defaultStorageClass.enabled=true --set defaultVolumeSnapshotClass.enabled=true \
+    --set node.kubeletRegistration=builtin ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
 }
 
 driver_up() {
@@ -27,7 +28,7 @@ driver_up() {
   python3 "$KL_HERE/hostpods.py" --rendered "$HOST_DIR/rendered.yaml" --out "$HOST_DIR" --state "$KL_STATE" \
     --bin "$B" --driver "$KL_STATE/driver/bin/aws-csi-driver" --kubelet-dir "$KUBELET_DIR" \
     --loop-dir "$KL_STATE/ebs-loop" --efs-root "$KL_STATE/efs-local" --node-name "$NODE_NAME" \
-    --api-port "$API_PORT" --aws-env "$R/aws.env" --registration \
+    --api-port "$API_PORT" --aws-env "$R/aws.env" \
     "${args[@]}" > "$HOST_DIR/pods.txt" || return 1
   local name port rest
   while read -r name port rest; do
@@ -36,7 +37,7 @@ driver_up() {
   done < "$HOST_DIR/pods.txt"
   while read -r name port rest; do
     [ "$port" = None ] && continue
-    waitfor 180 "$name ready (/healthz on 127.0.0.1:$port)" curl -sf "http://127.0.0.1:$port/healthz" \
+    waitfor 180 "$name ready (/readyz on 127.0.0.1:$port)" curl -sf "http://127.0.0.1:$port/readyz" \
       || { tail_log "hostpod-$name"; return 1; }
   done < "$HOST_DIR/pods.txt"
   waitfor 120 "both node plugins registered with the kubelet (CSINode)" csinode_has ebs.csi.aws.com efs.csi.aws.com \

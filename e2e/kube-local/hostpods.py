@@ -39,6 +39,29 @@ def image_name(image):
     return image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
 
 
+def flag_value(args, flag):
+    """The value of --flag in either form (--flag value, --flag=value); the last one wins, as the driver's parser."""
+    value = None
+    for i, x in enumerate(args):
+        if x == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif x.startswith(flag + "="):
+            value = x[len(flag) + 1:]
+    return value
+
+
+def without_flag(args, flag):
+    out, skip = [], False
+    for x in args:
+        if skip:
+            skip = False
+        elif x == flag:
+            skip = True
+        elif not x.startswith(flag + "="):
+            out.append(x)
+    return out
+
+
 def expand(value, env):
     """$(VAR) as the kubelet expands it in args: from the container's env, $$ escapes."""
     return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)",
@@ -46,9 +69,10 @@ def expand(value, env):
 
 
 class Translator:
-    def __init__(self, a):
+    def __init__(self, a, config_maps):
         self.a = a
         self.port = a.first_port
+        self.config_maps = config_maps
 
     def next_port(self):
         self.port += 1
@@ -80,11 +104,18 @@ class Translator:
         account = tspec.get("serviceAccountName", "default")
         kubeconfig = self.a.kubeconfigs[f"{namespace}/{account}"]
         dirs = self.volumes(name, tspec)
-        containers, plugin_health, skipped = [], None, []
-        for c in tspec["containers"]:
+        containers, plugin_health, skipped, registrar_socket = [], None, [], None
+        # The registrar first: the plugin takes over its registration when it is not served.
+        for c in sorted(tspec["containers"], key=lambda c: image_name(c["image"]) != "csi-node-driver-registrar"):
             image = image_name(c["image"])
             if image in NOT_SERVED:
                 skipped.append(c["name"])
+                if image == "csi-node-driver-registrar":
+                    # A host path as the kubelet sees it (the registrar tells the kubelet, it does not open it).
+                    plain = {e["name"]: str(e["value"]) for e in c.get("env", []) if "value" in e}
+                    socket = flag_value([expand(str(x), plain) for x in c.get("args", [])],
+                                        "--kubelet-registration-path")
+                    registrar_socket = self.host_path(socket) if socket else None
                 continue
             mounts = sorted(((m["mountPath"].rstrip("/"), dirs[m["name"]]) for m in c.get("volumeMounts", [])),
                             key=lambda p: -len(p[0]))
@@ -101,31 +132,37 @@ class Translator:
 
             env = {}
             for e in c.get("env", []):
+                source = e.get("valueFrom", {})
                 if "value" in e:
                     env[e["name"]] = remap(expand(str(e["value"]), env))
-                elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName":
+                elif source.get("fieldRef", {}).get("fieldPath") == "spec.nodeName":
                     env[e["name"]] = self.a.node_name
+                elif "configMapKeyRef" in source:
+                    ref = source["configMapKeyRef"]
+                    value = self.config_maps.get(ref["name"], {}).get(ref["key"])
+                    if value is not None:
+                        env[e["name"]] = value
+                    elif not ref.get("optional"):
+                        raise SystemExit(f"{name}/{c['name']}: env {e['name']} needs ConfigMap {ref['name']}"
+                                         f" key {ref['key']}, which the chart does not render")
                 else:
                     raise SystemExit(f"{name}/{c['name']}: env {e['name']} has a source this harness cannot give")
             args = [remap(expand(str(x), env)) for x in c.get("args", [])]
             proc_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             if c["name"].endswith("-plugin"):
-                driver = args[args.index("--driver") + 1]
-                command = [self.a.driver] + args
-                if "--http-endpoint" not in args:
-                    plugin_health = self.next_port()
-                    command += ["--http-endpoint", f"127.0.0.1:{plugin_health}"]
-                else:
-                    plugin_health = int(args[args.index("--http-endpoint") + 1].rsplit(":", 1)[1])
+                driver = flag_value(args, "--driver")
+                # Every replica on its own port: the chart's fixed port (one per pod network) would collide here.
+                plugin_health = self.next_port()
+                command = [self.a.driver] + without_flag(args, "--http-endpoint") + [
+                    "--http-endpoint", f"127.0.0.1:{plugin_health}"]
                 if driver == "ebs":
                     command += ["--device-backend", "loop", "--loop-state-dir", self.a.loop_dir]
                 else:
                     command += ["--efs-mount-backend", "local", "--efs-local-root", self.a.efs_root]
-                if "--mode" in args and args[args.index("--mode") + 1] == "node" and self.a.registration:
-                    # The plugin registers itself with the kubelet (in place of node-driver-registrar).
-                    endpoint = command[command.index("--endpoint") + 1]
-                    socket = "/" + re.sub(r"^unix:/*", "", endpoint)
-                    command += ["--kubelet-registration-path", socket,
+                if registrar_socket and flag_value(args, "--kubelet-registration-path") is None:
+                    # The chart's sidecar layout: node-driver-registrar is not served here, so the plugin registers
+                    # itself with the kubelet as the one-container layout (node.kubeletRegistration=builtin) does.
+                    command += ["--kubelet-registration-path", registrar_socket,
                                 "--plugin-registration-path", os.path.join(self.a.kubelet_dir, "plugins_registry")]
                 proc_env.update(self.a.aws_env)
                 proc_env["KUBECONFIG"] = kubeconfig
@@ -169,8 +206,6 @@ def main():
     p.add_argument("--first-port", type=int, default=19800)
     p.add_argument("--aws-env", help="KEY=value file of the AWS emulator")
     p.add_argument("--kubeconfig", action="append", default=[], metavar="NS/SA=PATH")
-    p.add_argument("--registration", action="store_true",
-                   help="node plugins register with the kubelet themselves (--kubelet-registration-path)")
     p.add_argument("--list-accounts", action="store_true", help="print the workloads' NS/SA and exit")
     a = p.parse_args()
     docs = [d for d in yaml.safe_load_all(open(a.rendered)) if d]
@@ -185,7 +220,7 @@ def main():
         return
     a.kubeconfigs = dict(x.split("=", 1) for x in a.kubeconfig)
     a.aws_env = dict(line.split("=", 1) for line in open(a.aws_env).read().splitlines() if "=" in line)
-    t = Translator(a)
+    t = Translator(a, {d["metadata"]["name"]: d.get("data", {}) for d in docs if d["kind"] == "ConfigMap"})
     for w in workloads:
         replicas = w["spec"].get("replicas", 1) if w["kind"] == "Deployment" else 1
         for i in range(replicas):

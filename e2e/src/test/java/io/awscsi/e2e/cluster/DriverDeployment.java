@@ -66,8 +66,9 @@ sealed interface DriverDeployment {
     @Override
     public Map<String, String> logs(int lines) {
       Map<String, String> logs = new LinkedHashMap<>();
-      for (Pod p : client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/name", "aws-csi-driver").list()
-          .getItems()) {
+      // Both drivers' pods: the chart's app.kubernetes.io/name is upstream's, one per driver.
+      for (Pod p : client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", ClusterFixture.RELEASE)
+          .list().getItems()) {
         for (var c : p.getSpec().getContainers()) {
           try {
             logs.put(p.getMetadata().getName() + "/" + c.getName(), client.pods().inNamespace(namespace)
