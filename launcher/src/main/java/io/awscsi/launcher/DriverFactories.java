@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.sts.StsClient;
  * instance metadata for the node, and the EBS or EFS parts for the mode. Everything that needs closing is closed by
  * the returned provider's {@code resources()}, in reverse order of creation.
  */
-final class DriverFactories {
+public final class DriverFactories {
 
   private static final Logger LOG = LogManager.getLogger(DriverFactories.class);
   private static final Duration DEVICE_WAIT = Duration.ofSeconds(30);
@@ -62,15 +62,15 @@ final class DriverFactories {
    * start once it serves: a node's startup-taint removal, which cannot succeed before kubelet has registered the
    * driver anyway, so its child JVM does not compete with the node's own start for CPU.
    */
-  record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
+  public record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
 
     /** Waits for the node info; the reason when it could not be read, and the driver cannot serve. */
-    Optional<String> awaitStartFailure() {
+    public Optional<String> awaitStartFailure() {
       return nodeInfo.flatMap(DeferredNodeInfo::awaitFailure);
     }
   }
 
-  static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+  public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
     Environment env = Environment.of(envMap);
     Resources resources = new Resources();
     try {

@@ -1,12 +1,14 @@
-package io.awscsi.launcher;
+package io.awscsi.local;
 
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
+import io.awscsi.launcher.DriverFactories;
+import io.awscsi.launcher.DriverOptions;
 import io.awscsi.launcher.DriverOptions.Driver;
-import io.awscsi.launcher.local.LifecycleWalkthrough;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.launcher.Flags;
+import io.awscsi.launcher.Main;
 import io.awscsi.realism.RealismProfile;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -131,7 +133,7 @@ public final class LocalRuntime implements AutoCloseable {
     }
   }
 
-  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+  public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     Flags f;
     try {
       f = Flags.parse(args, Set.of("driver", "no-lifecycle", "work-dir", "profile", "log-level", "exit"),

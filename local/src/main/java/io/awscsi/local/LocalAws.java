@@ -1,4 +1,4 @@
-package io.awscsi.launcher.local;
+package io.awscsi.local;
 
 import io.awscsi.realism.CallStats;
 import io.awscsi.realism.RealismProfile;
