@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
-# for EBS and EFS, the lifecycle run), then the distribution's tests (hack/test-dist.sh) and the Helm chart tests.
+# for EBS and EFS, the lifecycle run), then the distribution's tests (hack/test-dist.sh), the local driver image
+# against the Dockerfile (hack/image/, LocalImageTest) and the Helm chart tests.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -8,21 +9,12 @@ cd "$root"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
+passed=0; failed=0; skipped=0
 rm -rf ./*/target/surefire-reports
 # -fae: every module runs even when an earlier one fails, so one run shows every failure.
 mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
   'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-passed=0; failed=0; skipped=0
-while read -r t f e s; do
-  passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
-done < <(python3 - <<'PY'
-import glob, xml.etree.ElementTree as ET
-for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
-    r = ET.parse(p).getroot()
-    print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
-PY
-)
 # The distribution as the image ships it (launcher script, AOT training, the node process from the script).
 if bash hack/assemble-dist.sh >/dev/null 2>&1; then
   dist_line=$(bash hack/test-dist.sh 2>&1 | tee target-dist.log | tail -n 1)
@@ -36,6 +28,27 @@ if [[ "$dist_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 else
   echo "dist tests did not report a result (see target-dist.log)"; status=1; failed=$((failed + 1))
 fi
+# The driver image without a container engine (hack/image/), then the tests that hold it against the Dockerfile
+# (their first run above, without an image, skipped; this run's reports replace those).
+if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
+  echo "images: $(grep -E '^image: .*(built|is current)' target-images.log | tail -n 1)"
+  # -am: the modules of this tree, not whatever another checkout last installed into the local Maven repository
+  mvn -B -ntp -o -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest' -Daws-csi.images="$root/.tools/images" \
+    -Dsurefire.failIfNoSpecifiedTests=false >>target-images.log 2>&1 || status=1
+  grep -E 'Tests run:.*in io.awscsi.e2e.(DockerfileToolsTest|LocalImageTest)' target-images.log | sed 's/^/images: /'
+else
+  echo "images: the local driver image could not be built (see target-images.log)"; status=1; failed=$((failed + 1))
+fi
+# Every surefire report, counted once the image tests have run.
+while read -r t f e s; do
+  passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
+done < <(python3 - <<'PY'
+import glob, xml.etree.ElementTree as ET
+for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
+    r = ET.parse(p).getroot()
+    print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
+PY
+)
 helm_line=$(bash helm/tests/run.sh 2>&1 | tee target-helm.log | tail -n 1)
 echo "helm: $helm_line"
 if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
