@@ -17,7 +17,7 @@ SIDECARS ?=
 .PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean \
 	image images sidecar-images busybox-image test-images
 
-## deps: install what a fresh machine lacks, skipping what is present
+## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
 	@bash hack/install-deps.sh
 
@@ -60,7 +60,8 @@ run: deps build
 	$(DIST)/bin/aws-csi-driver local $(ARGS)
 
 ## test: the whole suite; prints one summary line and fails on any failure
-test: deps
+test:
+	@bash hack/install-deps.sh --test
 	@bash hack/test-all.sh
 
 unit:

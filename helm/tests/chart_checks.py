@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Checks of the aws-csi-driver chart.
+"""Checks of the charts: aws-csi-driver (both drivers), aws-ebs-csi-driver and aws-efs-csi-driver (upstream's
+values layouts), all three over the aws-csi-lib library.
 
-For every value set in values/: render with helm template, validate the manifests offline with kubeconform
-(Kubernetes schemas from the kubernetes-validate package, CRD schemas from schemas/), and assert what matters for
-a CSI driver: node plugins privileged with Bidirectional kubelet mounts, leader election on every controller
-sidecar, lease verbs in RBAC, no privileged controller, the startup taint tolerated, Fargate and hybrid nodes
-excluded, node ports that do not clash. Then check that values.schema.json refuses invalid values.
+For every value set in values/ (aws-csi-driver) and upstream/values/ (the chart its "# chart:" line names): render
+with helm template, validate the manifests offline with kubeconform (Kubernetes schemas from the kubernetes-validate
+package, CRD schemas from schemas/), and assert what matters for a CSI driver: node plugins privileged with
+Bidirectional kubelet mounts, leader election on every controller sidecar, lease verbs in RBAC, no privileged
+controller, the startup taint tolerated, Fargate and hybrid nodes excluded, host ports that do not clash. Then:
+values.schema.json refuses invalid values; every upstream key's effect (upstream_checks.py); the render-level
+upgrade test against the upstream-shaped fixtures; the IAM policies.
 
 Prints one line per check and ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -24,24 +27,39 @@ from typing import Callable, Iterable
 
 import yaml
 
+import upstream_checks
+
 HERE = Path(__file__).resolve().parent
-CHART = HERE.parent / "aws-csi-driver"
+HELM_DIR = HERE.parent
+CHART = HELM_DIR / "aws-csi-driver"
+CHARTS = {name: HELM_DIR / name for name in ("aws-csi-driver", "aws-ebs-csi-driver", "aws-efs-csi-driver")}
 VALUE_SETS = HERE / "values"
+UPSTREAM_VALUE_SETS = HERE / "upstream" / "values"
+DRIVER_OPTIONS = HELM_DIR.parent / "launcher" / "src" / "main" / "java" / "io" / "awscsi" / "launcher" / "DriverOptions.java"
+LIBRARY_COMMON = HELM_DIR / "aws-csi-lib" / "templates" / "_common.tpl"
 CRD_SCHEMAS = HERE / "schemas"
 DEFAULT_KUBE_VERSION = "1.34.0"
 RELEASE_NAMESPACE = "kube-system"
 
 LEASE_VERBS = {"get", "watch", "list", "delete", "update", "create"}
 CONTROLLER_SIDECARS = {"csi-provisioner", "csi-attacher", "csi-resizer", "csi-snapshotter"}
-# Every flag the plugin may be given, from the driver's command-line contract.
-PLUGIN_FLAGS = {
-    "--driver", "--mode", "--endpoint", "--http-endpoint", "--log-format", "--log-level",
-    "--extra-tags", "--k8s-tag-cluster-id", "--modify-volume-request-handler-timeout",
-    "--volume-attach-limit", "--reserved-volume-attachments", "--legacy-xfs",
-    "--tags", "--delete-access-point-root-dir", "--vol-metrics-opt-in", "--vol-metrics-refresh-period",
-    "--vol-metrics-fs-rate-limit", "--force-unmount-after-timeout", "--unmount-timeout",
-    "--max-inflight-mount-calls",
-}
+
+
+def launcher_flags() -> set[str]:
+    """Every flag the plugin accepts: DriverOptions.KNOWN in the launcher (it refuses any other)."""
+    source = DRIVER_OPTIONS.read_text()
+    block = re.search(r"KNOWN\s*=\s*Set\.of\((.*?)\);", source, re.S)
+    return {"--" + name for name in re.findall(r'"([a-z0-9-]+)"', block.group(1))}
+
+
+def library_flags() -> set[str]:
+    """The flags the chart lets through to the plugin (aws-csi-lib awscsi.pluginFlags)."""
+    text = LIBRARY_COMMON.read_text()
+    block = re.search(r'define "awscsi.pluginFlags".*?toJson \(list (.*?)\)', text, re.S)
+    return {"--" + name for name in re.findall(r'"([a-z0-9-]+)"', block.group(1))}
+
+
+PLUGIN_FLAGS = launcher_flags()
 
 
 @dataclass
@@ -67,6 +85,7 @@ class ValueSet:
     path: Path
     kube_version: str = DEFAULT_KUBE_VERSION
     helm_args: list[str] = field(default_factory=list)
+    chart: str = "aws-csi-driver"
 
     @staticmethod
     def load(path: Path) -> "ValueSet":
@@ -76,11 +95,13 @@ class ValueSet:
                 value_set.helm_args += match.group(1).split()
             elif match := re.match(r"#\s*kube-version:\s*(\S+)$", line):
                 value_set.kube_version = match.group(1)
+            elif match := re.match(r"#\s*chart:\s*(\S+)$", line):
+                value_set.chart = match.group(1)
         return value_set
 
     @property
     def name(self) -> str:
-        return self.path.stem
+        return self.path.stem if self.chart == "aws-csi-driver" else f"{self.chart}/{self.path.stem}"
 
     @property
     def values(self) -> dict:
@@ -92,12 +113,16 @@ class Tools:
         self.helm = helm
         self.kubeconform = kubeconform
 
-    def run(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(list(args), capture_output=True, text=True, check=False)
-
-    def template(self, kube_version: str, *args: str) -> subprocess.CompletedProcess:
-        return self.run(self.helm, "template", "aws-csi-driver", str(CHART), "--namespace", RELEASE_NAMESPACE,
+    def template(self, kube_version: str, *args: str, chart: Path = CHART,
+                 release: str | None = None) -> subprocess.CompletedProcess:
+        return self.run(self.helm, "template", release or chart.name, str(chart), "--namespace", RELEASE_NAMESPACE,
                         "--kube-version", kube_version, *args)
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        result = subprocess.run(list(args), capture_output=True, text=True, check=False)
+        # Helm notes the charts/aws-csi-lib symlink on every load; not a problem.
+        result.stderr = "\n".join(l for l in result.stderr.splitlines() if "found symbolic link in path" not in l)
+        return result
 
 
 # --- manifests ---------------------------------------------------------------------------------------------------
@@ -118,12 +143,16 @@ def containers(workload: dict) -> list[dict]:
     return pod_spec(workload)["containers"]
 
 
+def has_plugin(workload: dict) -> bool:
+    return any(c["name"] in ("ebs-plugin", "efs-plugin") for c in containers(workload))
+
+
 def controllers(docs: list[dict]) -> list[dict]:
-    return [d for d in objects(docs, "Deployment") if d["metadata"]["name"].endswith("-csi-controller")]
+    return [d for d in objects(docs, "Deployment") if has_plugin(d)]
 
 
 def node_daemonsets(docs: list[dict]) -> list[dict]:
-    return [d for d in objects(docs, "DaemonSet") if d["metadata"]["name"].endswith("-csi-node")]
+    return [d for d in objects(docs, "DaemonSet") if has_plugin(d)]
 
 
 def plugin(workload: dict) -> dict:
@@ -131,7 +160,7 @@ def plugin(workload: dict) -> dict:
 
 
 def driver_of(workload: dict) -> str:
-    return workload["metadata"]["name"].split("-")[0]
+    return plugin(workload)["name"].split("-")[0]
 
 
 def flag_value(args: list[str], flag: str) -> str | None:
@@ -167,7 +196,8 @@ def check_node_plugins(docs: list[dict], values: dict) -> list[str]:
             problems.append(f"{name}: plugin container is not privileged")
         volumes = {v["name"]: v for v in spec["volumes"]}
         kubelet_mounts = [m for m in container["volumeMounts"]
-                          if volumes.get(m["name"], {}).get("hostPath", {}).get("path") == "/var/lib/kubelet"]
+                          if volumes.get(m["name"], {}).get("hostPath", {}).get("path", "").rstrip("/").endswith(
+                              "kubelet")]
         if not kubelet_mounts:
             problems.append(f"{name}: plugin does not mount the kubelet directory")
         for mount in kubelet_mounts:
@@ -183,8 +213,8 @@ def check_node_plugins(docs: list[dict], values: dict) -> list[str]:
         if driver_of(ds) == "ebs":
             if "/dev" not in host_paths:
                 problems.append(f"{name}: /dev is not mounted")
-            if spec.get("hostNetwork"):
-                problems.append(f"{name}: EBS node should not use the host network")
+            if spec.get("hostNetwork") and not values.get("node", {}).get("hostNetwork"):
+                problems.append(f"{name}: EBS node in the host network unasked")
             pre_stop = container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", [])
             if pre_stop[-1:] != ["pre-stop-hook"]:
                 problems.append(f"{name}: no pre-stop-hook preStop, got {pre_stop}")
@@ -236,27 +266,44 @@ def node_ports(ds: dict) -> set[int]:
 
 
 def check_node_ports(docs: list[dict], values: dict) -> list[str]:
-    """Both node pods run on every node; EFS's is in the host network, so their ports must not overlap."""
-    daemonsets = node_daemonsets(docs)
+    """Node pods of both drivers run on every node. Those in the host network share the node's ports: no port may be
+    used twice among them; within one pod no port twice either."""
     problems = []
-    seen: dict[int, str] = {}
-    for ds in daemonsets:
+    seen: dict[int, tuple[str, str]] = {}
+    for ds in node_daemonsets(docs):
+        name = ds["metadata"]["name"]
+        own: list[int] = []
+        for container in containers(ds):
+            own += [p["containerPort"] for p in container.get("ports", [])]
+        if len(own) != len(set(own)):
+            problems.append(f"{name}: a port declared twice in one pod: {sorted(own)}")
+        if not pod_spec(ds).get("hostNetwork"):
+            continue
+        # DaemonSets of one driver (additionalDaemonSets) are for disjoint node groups; the drivers share nodes.
         for port in node_ports(ds):
-            if port in seen:
-                problems.append(f"port {port} used by both {seen[port]} and {ds['metadata']['name']}")
-            seen[port] = ds["metadata"]["name"]
+            if port in seen and seen[port][0] != driver_of(ds):
+                problems.append(f"host port {port} used by both {seen[port][1]} and {name}")
+            seen[port] = (driver_of(ds), name)
     return problems
 
 
 def check_leader_election(docs: list[dict], values: dict) -> list[str]:
+    """Every controller sidecar elects a leader, unless its values turn it off (upstream's leaderElection.enabled)."""
     problems = []
+    sidecar_values = values.get("sidecars", {})
     for deployment in controllers(docs):
         sidecars = [c for c in containers(deployment) if c["name"] in CONTROLLER_SIDECARS]
         if not sidecars:
             problems.append(f"{deployment['metadata']['name']}: no controller sidecars")
         for sidecar in sidecars:
-            if not any(a in ("--leader-election", "--leader-election=true") for a in sidecar.get("args", [])):
-                problems.append(f"{deployment['metadata']['name']}/{sidecar['name']}: no --leader-election")
+            key = {"csi-provisioner": "provisioner", "csi-attacher": "attacher", "csi-resizer": "resizer",
+                   "csi-snapshotter": "snapshotter"}[sidecar["name"]]
+            wanted = str(sidecar_values.get(key, {}).get("leaderElection", {}).get("enabled", True)).lower() != "false"
+            args = sidecar.get("args", [])
+            on = any(a in ("--leader-election", "--leader-election=true") for a in args)
+            if on != wanted:
+                problems.append(f"{deployment['metadata']['name']}/{sidecar['name']}: leader election {on}, "
+                                f"values ask {wanted}")
     return problems
 
 
@@ -367,36 +414,47 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         if not named(docs, role_kind, binding["roleRef"]["name"]):
             problems.append(f"{binding['metadata']['name']}: {role_kind} {binding['roleRef']['name']} not rendered")
         for subject in binding["subjects"]:
-            if subject["name"] not in accounts:
+            if subject["name"] not in accounts and values.get("controller", {}).get("serviceAccount", {}).get(
+                    "create", True) and values.get("node", {}).get("serviceAccount", {}).get("create", True):
                 problems.append(f"{binding['metadata']['name']}: service account {subject['name']} not rendered")
     needs = {
-        "ebs-csi-controller-sa": [("", "persistentvolumes", "create"), ("", "persistentvolumeclaims", "update"),
-                                  ("storage.k8s.io", "volumeattachments", "patch"),
-                                  ("storage.k8s.io", "volumeattachments/status", "patch"),
-                                  ("", "persistentvolumeclaims/status", "patch"), ("", "events", "create"),
-                                  ("", "nodes", "get"), ("storage.k8s.io", "csinodes", "get")],
-        "efs-csi-controller-sa": [("", "persistentvolumes", "create"), ("", "persistentvolumes", "delete"),
-                                  ("", "events", "create"), ("storage.k8s.io", "csinodes", "get")],
-        "ebs-csi-node-sa": [("", "nodes", "get"), ("storage.k8s.io", "volumeattachments", "list")],
-        "efs-csi-node-sa": [("", "nodes", "get")],
+        ("ebs", "controller"): [("", "persistentvolumes", "create"), ("", "persistentvolumeclaims", "update"),
+                                ("storage.k8s.io", "volumeattachments", "patch"),
+                                ("storage.k8s.io", "volumeattachments/status", "patch"),
+                                ("", "persistentvolumeclaims/status", "patch"), ("", "events", "create"),
+                                ("", "nodes", "get"), ("storage.k8s.io", "csinodes", "get")],
+        ("efs", "controller"): [("", "persistentvolumes", "create"), ("", "persistentvolumes", "delete"),
+                                ("", "events", "create"), ("storage.k8s.io", "csinodes", "get")],
+        ("ebs", "node"): [("", "nodes", "get"), ("storage.k8s.io", "volumeattachments", "list")],
+        ("efs", "node"): [("", "nodes", "get")],
     }
-    if not values.get("node", {}).get("disableTaintWatcher"):
-        needs["ebs-csi-node-sa"].append(("", "nodes", "patch"))
-        needs["efs-csi-node-sa"].append(("", "nodes", "patch"))
-    for account, required in needs.items():
-        if account not in accounts:
-            continue
+    for workload in controllers(docs) + node_daemonsets(docs):
+        component = "controller" if workload["kind"] == "Deployment" else "node"
+        account = pod_spec(workload)["serviceAccountName"]
+        required = list(needs[(driver_of(workload), component)])
+        env = {e["name"] for e in plugin(workload).get("env", [])}
+        if component == "node" and "DISABLE_TAINT_WATCHER" not in env:
+            required.append(("", "nodes", "patch"))
         have = granted(docs, account)
         for triple in required:
             if triple not in have:
                 problems.append(f"{account}: not granted {triple}")
+        if component == "node" and "DISABLE_TAINT_WATCHER" in env and ("", "nodes", "patch") in have:
+            problems.append(f"{account}: may patch nodes although the taint watcher is off")
         for group, resource, verb in have:
             if resource == "secrets" or verb == "*" or resource == "*":
                 problems.append(f"{account}: broader than needed: {verb} {resource}")
-    for deployment in controllers(docs) + node_daemonsets(docs):
-        account = pod_spec(deployment)["serviceAccountName"]
-        if account not in accounts:
-            problems.append(f"{deployment['metadata']['name']}: service account {account} not rendered")
+    # The one grant on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace.
+    for role in objects(docs, "ClusterRole") + objects(docs, "Role"):
+        for rule in role["rules"]:
+            if "secrets" in rule.get("resources", []) or "*" in rule.get("resources", []):
+                if role["metadata"]["name"] != "efs-csi-external-provisioner-role-describe-secrets":
+                    problems.append(f"{role['kind']} {role['metadata']['name']}: grants secrets")
+                elif not rule.get("resourceNames") or set(rule["verbs"]) - {"get", "watch", "list"}:
+                    problems.append(f"{role['metadata']['name']}: secrets not limited to named secrets, read only")
+    for binding in objects(docs, "ClusterRoleBinding"):
+        if binding["roleRef"]["name"] == "efs-csi-external-provisioner-role-describe-secrets":
+            problems.append(f"{binding['metadata']['name']}: the secrets role bound cluster-wide")
     return problems
 
 
@@ -452,8 +510,9 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
 def check_csi_drivers(docs: list[dict], values: dict) -> list[str]:
     problems = []
     expectations = {
-        "ebs.csi.aws.com": {"attachRequired": True, "fsGroupPolicy": "File", "podInfoOnMount": False},
-        "efs.csi.aws.com": {"attachRequired": False},
+        "ebs.csi.aws.com": {"attachRequired": True, "podInfoOnMount": False,
+                            "fsGroupPolicy": None if values.get("useOldCSIDriver") else "File"},
+        "efs.csi.aws.com": {"attachRequired": False, "fsGroupPolicy": None},
     }
     for name, expected in expectations.items():
         driver = named(docs, "CSIDriver", name)
@@ -465,14 +524,31 @@ def check_csi_drivers(docs: list[dict], values: dict) -> list[str]:
     return problems
 
 
+EFS_PARAMETERS = {"provisioningMode", "fileSystemId", "directoryPerms", "gidRangeStart", "gidRangeEnd", "basePath",
+                  "subPathPattern", "ensureUniqueDirectory", "reuseAccessPoint", "uid", "gid", "az"}
+
+
+def expected_class_driver(entry: dict, values: dict) -> str:
+    if entry.get("driver"):
+        return entry["driver"]
+    if entry.get("provisioner"):
+        return entry["provisioner"].split(".")[0]
+    if set(entry.get("parameters", {})) & EFS_PARAMETERS:
+        return "efs"
+    return "ebs"
+
+
 def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
+    """Classes of aws-csi-driver: none by default (as upstream), gp3 / ebs-vsc / efs-sc when asked, and each
+    storageClasses entry for the driver it names or its parameters belong to, never silently the other one."""
     problems = []
     ebs_enabled = values.get("ebs", {}).get("enabled", True)
     efs_enabled = values.get("efs", {}).get("enabled", False)
+    default_sc = values.get("defaultStorageClass", {})
     gp3 = named(docs, "StorageClass", "gp3")
-    if ebs_enabled:
+    if ebs_enabled and default_sc.get("enabled"):
         if gp3 is None:
-            problems.append("default gp3 StorageClass missing")
+            problems.append("defaultStorageClass.enabled but no gp3 StorageClass")
         else:
             if gp3.get("provisioner") != "ebs.csi.aws.com" or gp3.get("parameters", {}).get("type") != "gp3":
                 problems.append(f"gp3: provisioner {gp3.get('provisioner')} parameters {gp3.get('parameters')}")
@@ -480,6 +556,10 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
                 problems.append("gp3: allowVolumeExpansion is not true")
             if gp3.get("volumeBindingMode") != "WaitForFirstConsumer":
                 problems.append(f"gp3: volumeBindingMode {gp3.get('volumeBindingMode')}")
+            if gp3["metadata"].get("annotations", {}).get("storageclass.kubernetes.io/is-default-class") != "true":
+                problems.append("gp3: not marked as the default class")
+    elif gp3 is not None:
+        problems.append("gp3 rendered although defaultStorageClass.enabled is false (upstream renders no class)")
     file_system = values.get("efsStorageClass", {}).get("fileSystemId")
     efs_class = named(docs, "StorageClass", "efs-sc")
     if efs_enabled and file_system:
@@ -492,18 +572,27 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
         problems.append("efs-sc rendered without efs.enabled and a fileSystemId")
     for entry in values.get("storageClasses", []):
         rendered = named(docs, "StorageClass", entry["name"])
+        driver = expected_class_driver(entry, values)
+        if not (ebs_enabled if driver == "ebs" else efs_enabled):
+            if rendered is not None:
+                problems.append(f"StorageClass {entry['name']} rendered for {driver}, which is not enabled")
+            continue
         if rendered is None:
             problems.append(f"StorageClass {entry['name']} missing")
             continue
-        expected_provisioner = f"{entry.get('driver', 'ebs')}.csi.aws.com"
-        if rendered["provisioner"] != expected_provisioner:
-            problems.append(f"{entry['name']}: provisioner {rendered['provisioner']}")
-        if rendered["volumeBindingMode"] != entry.get("volumeBindingMode", "WaitForFirstConsumer"):
-            problems.append(f"{entry['name']}: volumeBindingMode {rendered['volumeBindingMode']}")
+        if rendered["provisioner"] != f"{driver}.csi.aws.com":
+            problems.append(f"{entry['name']}: provisioner {rendered['provisioner']}, expected {driver}.csi.aws.com")
+        binding = entry.get("volumeBindingMode", "WaitForFirstConsumer" if driver == "ebs" else "Immediate")
+        if rendered["volumeBindingMode"] != binding:
+            problems.append(f"{entry['name']}: volumeBindingMode {rendered['volumeBindingMode']}, expected {binding}")
+        if driver == "efs" and "allowVolumeExpansion" in rendered and "allowVolumeExpansion" not in entry:
+            problems.append(f"{entry['name']}: EFS class with allowVolumeExpansion nobody asked for")
     snapshot_classes = objects(docs, "VolumeSnapshotClass")
     if ebs_enabled and snapshots:
         names = {c["metadata"]["name"] for c in snapshot_classes}
-        expected_names = {"ebs-vsc"} | {c["name"] for c in values.get("volumeSnapshotClasses", [])}
+        expected_names = {c["name"] for c in values.get("volumeSnapshotClasses", [])}
+        if values.get("defaultVolumeSnapshotClass", {}).get("enabled"):
+            expected_names.add("ebs-vsc")
         if names != expected_names:
             problems.append(f"VolumeSnapshotClasses {sorted(names)}, expected {sorted(expected_names)}")
         for snapshot_class in snapshot_classes:
@@ -516,6 +605,8 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
 
 def check_disruption_budgets(docs: list[dict], values: dict) -> list[str]:
     problems = []
+    if not values.get("controller", {}).get("podDisruptionBudget", {}).get("enabled", True):
+        return problems
     budgets = objects(docs, "PodDisruptionBudget")
     for deployment in controllers(docs):
         labels = deployment["spec"]["selector"]["matchLabels"]
@@ -525,16 +616,18 @@ def check_disruption_budgets(docs: list[dict], values: dict) -> list[str]:
 
 
 def check_metrics(docs: list[dict], values: dict) -> list[str]:
+    """Metrics Services select a workload and name ports it declares; a ServiceMonitor selects a Service that has
+    the ports it scrapes."""
     problems = []
-    monitors = objects(docs, "ServiceMonitor")
-    wanted = values.get("serviceMonitor", {}).get("enabled", False)
-    if wanted != bool(monitors):
-        problems.append(f"ServiceMonitor rendered={bool(monitors)}, serviceMonitor.enabled={wanted}")
     services = objects(docs, "Service")
-    service_ports = {p["name"] for s in services for p in s["spec"]["ports"]}
-    for monitor in monitors:
+    for monitor in objects(docs, "ServiceMonitor"):
+        labels = monitor["spec"]["selector"]["matchLabels"]
+        selected = [s for s in services if all(s["metadata"].get("labels", {}).get(k) == v for k, v in labels.items())]
+        if not selected:
+            problems.append(f"ServiceMonitor {monitor['metadata']['name']}: selects no Service")
+        ports = {p["name"] for s in selected for p in s["spec"]["ports"]}
         for endpoint in monitor["spec"]["endpoints"]:
-            if endpoint["port"] not in service_ports:
+            if endpoint["port"] not in ports:
                 problems.append(f"{monitor['metadata']['name']}: endpoint port {endpoint['port']} has no Service port")
     for service in services:
         selector = service["spec"]["selector"]
@@ -546,6 +639,73 @@ def check_metrics(docs: list[dict], values: dict) -> list[str]:
             names = {p["name"] for w in targets for c in containers(w) for p in c.get("ports", [])}
             if port["targetPort"] not in names:
                 problems.append(f"Service {service['metadata']['name']}: targetPort {port['targetPort']} not declared")
+        annotations = service["metadata"].get("annotations", {})
+        if annotations.get("prometheus.io/scrape") == "true" and \
+                int(annotations.get("prometheus.io/port", 0)) not in {p["port"] for p in service["spec"]["ports"]}:
+            problems.append(f"Service {service['metadata']['name']}: prometheus.io/port is none of its ports")
+    return problems
+
+
+def check_service_monitor_wanted(docs: list[dict], values: dict) -> list[str]:
+    monitors = objects(docs, "ServiceMonitor")
+    wanted = values.get("serviceMonitor", {}).get("enabled", False) and (
+        values.get("controller", {}).get("enableMetrics") or values.get("node", {}).get("enableMetrics"))
+    return [] if bool(wanted) == bool(monitors) else [
+        f"ServiceMonitor rendered={bool(monitors)}, serviceMonitor.enabled and metrics={bool(wanted)}"]
+
+
+PINNED = {"csi-provisioner": "v6.4.0", "csi-attacher": "v4.13.0", "csi-resizer": "v2.3.0", "csi-snapshotter": "v8.7.0"}
+
+
+def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
+    """The sidecar versions the local cluster suite runs (issue 15 item 8), in every chart's defaults."""
+    result = tools.template(DEFAULT_KUBE_VERSION, "--set", "sidecars.snapshotter.forceEnable=true", chart=chart)
+    problems = [] if result.returncode == 0 else [result.stderr]
+    seen = set()
+    for workload in controllers(parse(result.stdout)) if not problems else []:
+        for c in containers(workload):
+            if c["name"] in PINNED:
+                seen.add(c["name"])
+                if not c["image"].endswith(":" + PINNED[c["name"]]):
+                    problems.append(f"{workload['metadata']['name']}/{c['name']}: {c['image']}")
+    expected = set(PINNED) if chart.name != "aws-efs-csi-driver" else {"csi-provisioner"}
+    return problems + ([f"sidecars not rendered: {sorted(expected - seen)}"] if expected - seen else [])
+
+
+def check_sidecars_as_upstream(docs: list[dict], values: dict) -> list[str]:
+    """Issue 15 item 8: ENABLE_VAC_FALLBACK on the EBS provisioner and resizer; node-driver-registrar with
+    --http-endpoint and an httpGet probe on that port; livenessprobe serving /healthz (and /metrics) through
+    --http-endpoint on the port the plugin's probes use."""
+    problems = []
+    for workload in controllers(docs) + node_daemonsets(docs):
+        where = workload["metadata"]["name"]
+        by_name = {c["name"]: c for c in containers(workload)}
+        if driver_of(workload) == "ebs" and workload["kind"] == "Deployment":
+            for sidecar in ("csi-provisioner", "csi-resizer"):
+                env = {e["name"]: e.get("value") for e in by_name[sidecar].get("env", [])}
+                if env.get("ENABLE_VAC_FALLBACK") != "true":
+                    problems.append(f"{where}/{sidecar}: ENABLE_VAC_FALLBACK is not true")
+        probe = by_name.get("liveness-probe")
+        if probe is not None and not any(re.match(r"--?(health-port|metrics-address)", a) for a in probe["args"]):
+            endpoint = flag_value(probe["args"], "--http-endpoint")
+            health = next(p["containerPort"] for p in plugin(workload)["ports"] if p["name"] == "healthz")
+            if endpoint is None or int(endpoint.rsplit(":", 1)[1]) != health:
+                problems.append(f"{where}/liveness-probe: --http-endpoint {endpoint}, the plugin's healthz is {health}")
+        registrar = by_name.get("node-driver-registrar") or by_name.get("csi-driver-registrar")
+        if workload["kind"] == "DaemonSet":
+            if registrar is None:
+                problems.append(f"{where}: no node-driver-registrar")
+                continue
+            endpoint = flag_value(registrar["args"], "--http-endpoint")
+            http = registrar.get("livenessProbe", {}).get("httpGet")
+            if endpoint is None or http is None:
+                problems.append(f"{where}/{registrar['name']}: --http-endpoint {endpoint}, probe {registrar.get('livenessProbe')}")
+                continue
+            port = int(endpoint.rsplit(":", 1)[1])
+            named_ports = {p["name"]: p["containerPort"] for p in registrar.get("ports", [])}
+            probed = named_ports.get(http["port"], http["port"])
+            if probed != port or http.get("path") != "/healthz":
+                problems.append(f"{where}/{registrar['name']}: probe {http} does not reach --http-endpoint {endpoint}")
     return problems
 
 
@@ -620,6 +780,8 @@ INVALID_VALUES = [
     ("zero replicas", ["--set", "controller.replicaCount=0"], "replicaCount"),
     ("unknown top-level key", ["--set", "controler.replicaCount=2"], "controler"),
     ("unknown log level", ["--set", "controller.logLevel=verbose"], "logLevel"),
+    ("EFS secret access without names", ["--set", "efs.controller.provisionerSecretAccess.secretNames[0]="],
+     "secretNames"),
     ("attach limit and reserved attachments together",
      ["--set", "node.volumeAttachLimit=20", "--set", "node.reservedVolumeAttachments=2"], "reservedVolumeAttachments"),
     ("EFS file system id malformed", ["--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=vol-1"],
@@ -650,9 +812,17 @@ UNCONDITIONED = {
     ("ec2:AttachVolume", "arn:aws:ec2:*:*:instance/*"),
     ("ec2:DetachVolume", "arn:aws:ec2:*:*:instance/*"),
 }
+# The tags each policy may condition on: tags the driver sets itself (kubernetes.io/created-for/pvc/name also marks
+# the volumes the in-tree provisioner made, which CSI migration hands to this driver; KubernetesCluster and
+# ebs.csi.aws.com/cluster-name come with --k8s-tag-cluster-id), and for the cross-account policy the tag the operator
+# puts on the other account's role.
 DRIVER_TAGS = {
-    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName"},
+    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName",
+                        "kubernetes.io/created-for/pvc/name"},
+    "ebs-policy-cluster-scoped.json": {"ebs.csi.aws.com/cluster-name", "KubernetesCluster",
+                                       "kubernetes.io/created-for/pvc/name"},
     "efs-policy.json": {"efs.csi.aws.com/cluster"},
+    "efs-cross-account-policy.json": {"efs.csi.aws.com/cross-account"},
 }
 
 
@@ -689,6 +859,18 @@ def check_iam_policy(file_name: str) -> list[str]:
             for resource in resources:
                 if (action, resource) not in UNCONDITIONED:
                     problems.append(f"{file_name}/{sid}: {action} on {resource} is not bound to a driver tag")
+        if "ec2:DeleteTags" in actions and condition.get("Null", {}).get("aws:TagKeys") != "false":
+            problems.append(f"{file_name}/{sid}: DeleteTags without the Null aws:TagKeys=false guard (a request "
+                            "naming no key deletes every tag)")
+        if file_name.startswith("ebs-policy-cluster-scoped"):
+            values = [v for c in condition.values() for k, v in c.items() if "cluster-name" in k or
+                      "KubernetesCluster" in k]
+            if any(v != "${aws:PrincipalTag/eks-cluster-name}" for v in values):
+                problems.append(f"{file_name}/{sid}: cluster tag not compared with the session's eks-cluster-name")
+    if file_name == "ebs-policy.json" and not any(
+            "ec2:ResourceTag/kubernetes.io/created-for/pvc/name" in c for st in policy["Statement"]
+            for c in st.get("Condition", {}).values()):
+        problems.append(f"{file_name}: no statement for the in-tree provisioner's volumes (CSI migration)")
     if missing := DRIVER_TAGS[file_name] - tags_used:
         problems.append(f"{file_name}: never conditioned on {sorted(missing)}")
     if unknown := tags_used - DRIVER_TAGS[file_name]:
@@ -712,46 +894,72 @@ def main() -> int:
     arguments.cache.mkdir(parents=True, exist_ok=True)
     results = Results()
 
-    lint = tools.run(tools.helm, "lint", "--strict", str(CHART), "--kube-version", DEFAULT_KUBE_VERSION)
-    results.record("helm lint --strict (default values)", [] if lint.returncode == 0 else lint.stdout.splitlines())
+    for chart_name, chart in CHARTS.items():
+        lint = tools.run(tools.helm, "lint", "--strict", str(chart), "--kube-version", DEFAULT_KUBE_VERSION)
+        results.record(f"{chart_name}: helm lint --strict (default values)",
+                       [] if lint.returncode == 0 else lint.stdout.splitlines())
+        default = tools.template(DEFAULT_KUBE_VERSION, chart=chart)
+        results.record(f"{chart_name}: helm template (default values)",
+                       [] if default.returncode == 0 else [default.stderr])
+        if default.returncode == 0:
+            docs = parse(default.stdout)
+            results.record(f"{chart_name}: default values, kubeconform -strict",
+                           validate_offline(tools, default.stdout, docs, DEFAULT_KUBE_VERSION, arguments.cache))
+            results.record(f"{chart_name}: default sidecar images pinned (provisioner v6.4.0, attacher v4.13.0, "
+                           "resizer v2.3.0, snapshotter v8.7.0)", check_pinned_images(tools, chart))
 
-    default = tools.template(DEFAULT_KUBE_VERSION)
-    results.record("helm template (default values)", [] if default.returncode == 0 else [default.stderr])
-
-    for value_set in sorted((ValueSet.load(p) for p in VALUE_SETS.glob("*.yaml")), key=lambda v: v.name):
+    value_sets = [ValueSet.load(p) for p in VALUE_SETS.glob("*.yaml")] + \
+        [ValueSet.load(p) for p in UPSTREAM_VALUE_SETS.glob("*.yaml")]
+    rendered_sets: dict[str, tuple[ValueSet, list[dict]]] = {}
+    for value_set in sorted(value_sets, key=lambda v: v.name):
         label = value_set.name
-        lint = tools.run(tools.helm, "lint", "--strict", str(CHART), "-f", str(value_set.path),
+        chart = CHARTS[value_set.chart]
+        lint = tools.run(tools.helm, "lint", "--strict", str(chart), "-f", str(value_set.path),
                          "--kube-version", value_set.kube_version)
         results.record(f"{label}: helm lint", [] if lint.returncode == 0 else lint.stdout.splitlines())
-        rendered = tools.template(value_set.kube_version, "-f", str(value_set.path), *value_set.helm_args)
+        rendered = tools.template(value_set.kube_version, "-f", str(value_set.path), *value_set.helm_args,
+                                  chart=chart)
         if rendered.returncode != 0:
             results.record(f"{label}: helm template", [rendered.stderr.strip()])
             continue
         docs = parse(rendered.stdout)
         values = value_set.values
+        rendered_sets[label] = (value_set, docs)
         snapshots = bool(values.get("sidecars", {}).get("snapshotter", {}).get("forceEnable")) or \
             "snapshot.storage.k8s.io/v1" in value_set.helm_args
         results.record(f"{label}: kubeconform -strict (offline, Kubernetes {value_set.kube_version})",
                        validate_offline(tools, rendered.stdout, docs, value_set.kube_version, arguments.cache))
         checks: list[tuple[str, Callable[[], list[str]]]] = [
-            ("drivers rendered as enabled", lambda: check_drivers_rendered(docs, values)),
             ("node plugins privileged, kubelet dir Bidirectional", lambda: check_node_plugins(docs, values)),
-            ("node startup taint tolerated, Fargate/hybrid excluded", lambda: check_node_scheduling(docs, values)),
-            ("node ports do not clash", lambda: check_node_ports(docs, values)),
+            ("host ports do not clash", lambda: check_node_ports(docs, values)),
             ("leader election on every controller sidecar", lambda: check_leader_election(docs, values)),
-            ("controller sidecars and arguments", lambda: check_controller_sidecars(docs, values, snapshots)),
             ("no privileged controller; non-root, read-only", lambda: check_controller_security(docs, values)),
             ("lease verbs in RBAC", lambda: check_lease_rbac(docs, values)),
             ("RBAC complete and no broader than needed", lambda: check_rbac(docs, values)),
-            ("service accounts annotated for IRSA", lambda: check_service_accounts(docs, values)),
             ("plugin arguments within the driver's command line", lambda: check_plugin_args(docs, values)),
             ("CSIDriver objects", lambda: check_csi_drivers(docs, values)),
-            ("storage and snapshot classes", lambda: check_classes(docs, values, snapshots)),
             ("controller PodDisruptionBudgets", lambda: check_disruption_budgets(docs, values)),
             ("metrics Services and ServiceMonitors", lambda: check_metrics(docs, values)),
+            ("sidecars as upstream (VAC fallback, registrar and livenessprobe health)",
+             lambda: check_sidecars_as_upstream(docs, values)),
         ]
+        if value_set.chart == "aws-csi-driver":
+            checks += [
+                ("drivers rendered as enabled", lambda: check_drivers_rendered(docs, values)),
+                ("node startup taint tolerated, Fargate/hybrid excluded", lambda: check_node_scheduling(docs, values)),
+                ("controller sidecars and arguments", lambda: check_controller_sidecars(docs, values, snapshots)),
+                ("service accounts annotated for IRSA", lambda: check_service_accounts(docs, values)),
+                ("storage and snapshot classes", lambda: check_classes(docs, values, snapshots)),
+                ("ServiceMonitors as asked", lambda: check_service_monitor_wanted(docs, values)),
+            ]
         for name, check in checks:
             results.record(f"{label}: {name}", check())
+
+    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = DriverOptions.KNOWN)",
+                   [] if library_flags() == PLUGIN_FLAGS else
+                   [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
+                    f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])
+    upstream_checks.run_all(tools, results, rendered_sets, arguments.cache, CHARTS, validate_offline)
 
     for name, args, field_name in INVALID_VALUES:
         results.record(f"values.schema.json refuses {name}", check_refused(tools, args, field_name))

@@ -3,9 +3,9 @@ package io.awscsi.e2e.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.launcher.DriverOptions.Driver;
-import io.awscsi.local.LocalRuntime;
 import io.awscsi.local.LifecycleStep;
 import io.awscsi.local.LifecycleWalkthrough;
+import io.awscsi.local.LocalRuntime;
 import io.awscsi.realism.RealismProfile;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,0 +1,45 @@
+{{- /*
+This chart's values (upstream EFS layout) -> the library's view (aws-csi-lib templates/_view.tpl): the provisioner
+settings upstream keeps under controller move to sidecars.provisioner, rollingUpdate becomes the update strategy,
+useFIPS/useHelmHooksForCSIDriver their view keys; values this driver cannot apply are listed for NOTES.txt.
+*/ -}}
+{{- define "aws-efs-csi-driver.view" -}}
+{{- $v := .Values | toYaml | fromYaml -}}
+{{- $ctl := $v.controller -}}
+{{- $node := $v.node -}}
+{{- $s := $v.sidecars -}}
+{{- $_ := set $ctl "enabled" (ne (toString $ctl.create) "false") -}}
+{{- $p := deepCopy ($s.csiProvisioner | default dict) -}}
+{{- $_ := set $p "logLevel" $ctl.logLevel -}}
+{{- $_ := set $p "timeout" ($ctl.timeout | default "60s") -}}
+{{- $_ := set $p "workerThreads" ($ctl.workerThreads | default 100) -}}
+{{- $_ := set $p "leaderElection" (dict "enabled" true "renewDeadline" $ctl.leaderElectionRenewDeadline "leaseDuration" $ctl.leaderElectionLeaseDuration) -}}
+{{- $_ := set $s "provisioner" $p -}}
+{{- $_ := set $s.nodeDriverRegistrar "logLevel" $node.logLevel -}}
+{{- with $ctl.rollingUpdate }}{{- $_ := set $ctl "updateStrategy" (dict "type" "RollingUpdate" "rollingUpdate" .) }}{{- end -}}
+{{- with $node.rollingUpdate }}{{- $_ := set $node "updateStrategy" (dict "type" "RollingUpdate" "rollingUpdate" .) }}{{- end -}}
+{{- range $k := list "livenessProbe" "readinessProbe" "startupProbe" -}}
+{{- if empty (index $ctl $k) }}{{- $_ := unset $ctl $k }}{{- end -}}
+{{- if empty (index $node $k) }}{{- $_ := unset $node $k }}{{- end -}}
+{{- end -}}
+{{- $_ := set $node "tolerateAllTaints" true -}}
+{{- $_ := set $v "fips" $v.useFIPS -}}
+{{- $_ := set $v "csiDriver" (dict "create" true "helmHook" (ne (toString $v.useHelmHooksForCSIDriver) "false")) -}}
+{{- $_ := set $v "region" $ctl.region -}}
+{{- $ignored := list -}}
+{{- if include "awscsi.true" ($v.useFIPS | default false) -}}{{- $ignored = append $ignored "useFIPS: FIPS endpoints are used (AWS_USE_FIPS_ENDPOINT); efs-utils' fips_mode_enabled is not set and the image has no FIPS-validated crypto module" -}}{{- end -}}
+{{- if ne (toString $v.portRangeUpperBound) "21049" -}}{{- $ignored = append $ignored (printf "portRangeUpperBound=%v: efs-utils.conf is not written by this driver yet" $v.portRangeUpperBound) -}}{{- end -}}
+{{- with $node.efsUtilsConfOverrides -}}{{- $ignored = append $ignored "node.efsUtilsConfOverrides: efs-utils.conf is not written by this driver yet" -}}{{- end -}}
+{{- with $node.s3filesUtilsConfOverrides -}}{{- $ignored = append $ignored "node.s3filesUtilsConfOverrides: S3 Files is not supported" -}}{{- end -}}
+{{- if include "awscsi.true" (dig "fileSystemIdRefs" "enabled" false $ctl) -}}{{- $ignored = append $ignored "controller.fileSystemIdRefs.enabled: fileSystemIdConfigRef / fileSystemIdSecretRef are not supported; name the file system with fileSystemId" -}}{{- end -}}
+{{- with $v.fullnameOverride -}}{{- $ignored = append $ignored "fullnameOverride: no object is named after it (as upstream)" -}}{{- end -}}
+{{- /* values.yaml itself is not in .Files: known-values.yaml is a link to it */ -}}
+{{- $defaults := .Files.Get "known-values.yaml" | fromYaml -}}
+{{- $_ := set $defaults "global" dict -}}
+{{- $_ := set $defaults "aws-csi-lib" dict -}}
+{{- range include "awscsi.unknownKeys" (dict "values" (.Values | toYaml | fromYaml) "defaults" $defaults "freeForm" (include "awscsi.freeFormKeys" . | fromJsonArray) "prefix" "") | fromJsonArray -}}
+{{- $ignored = append $ignored (printf "%s: not a key of this chart or of upstream's" .) -}}
+{{- end -}}
+{{- $_ := set $v "ignored" $ignored -}}
+{{- toYaml $v -}}
+{{- end -}}
