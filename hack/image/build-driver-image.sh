@@ -9,6 +9,13 @@
 #         above, chrooted in private mount and PID namespaces), so each cache matches the image's JVM and paths;
 #         each is then checked by a start with -XX:AOTMode=on, which refuses a cache that does not match
 # Each layer is cached by a key of its inputs (.tools/images, see lib.sh) and rebuilt only when they change.
+# Why these tools: mmdebstrap rather than debootstrap because it resolves the package list with apt itself (as the
+# Dockerfile's apt-get does, Recommends left out), runs in an unshared user and mount namespace that leaves no mount
+# behind, and takes the already fetched .debs back (sync-in/out), so a changed list downloads only what is new.
+# umoci keeps the layers in an OCI layout whose tags are the cache; skopeo writes the docker-archive that ctr
+# imports under the image's full name (ctr gives an OCI archive's bare ref.name a prefix of its own). Jib puts Java
+# application layers on a base image from a registry, and here the base itself is what must be made; buildah needs
+# a containers storage (and its state) of its own.
 # amazon-efs-utils, which the Dockerfile builds from its GitHub source, cannot be built here: this image has no
 # mount.efs and serves EFS with --efs-mount-backend local (e2e's LocalImageTest states that difference).
 # Usage: build-driver-image.sh [--tag TAG] [--repo REPO] [DIST_DIR]
@@ -53,8 +60,8 @@ slim=(--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/sha
   --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/lintian/*'
   --dpkgopt='path-exclude=/usr/share/linda/*' --dpkgopt='path-exclude=/usr/share/locale/*'
   --dpkgopt='path-include=/usr/share/locale/locale.alias')
-# Every file the image adds on top of Debian gets one modification time: the layers and the AOT caches (which record
-# the jars' times) depend on the contents only, not on when `make build` copied the jars.
+# Every file the image adds on top of Debian gets one modification time: a layer's digest depends on the contents
+# only, not on when `make build` copied the jars (with reproducible jars, an unchanged tree gives the same layers).
 epoch=946684800
 
 # --- base: the Debian root file system ----------------------------------------------------------------------------
