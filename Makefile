@@ -10,8 +10,12 @@ export GOFLAGS := -mod=mod
 MVN ?= mvn -B -ntp
 DIST := dist/aws-csi-driver
 
+IMAGE_REPO ?= localhost/aws-csi
+IMAGE_TAG ?=
+SIDECARS ?=
+
 .PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean \
-	cluster-build cluster-up cluster-down test-cluster
+	cluster-build cluster-up cluster-down test-cluster image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
@@ -27,6 +31,29 @@ build:
 ## build-aot: the JDK 25 AOT caches (dist/aws-csi-driver/aot/<driver>-<mode>.aot), one training run each; the image builds them too
 build-aot: build
 	@bash hack/build-aot.sh $(DIST)
+
+## image: the driver image without a container engine: .tools/images/aws-csi-driver.tar (docker-archive named
+## $(IMAGE_REPO)/aws-csi-driver:$(IMAGE_TAG), default tag the driver's version) for `ctr -n k8s.io images import`;
+## each layer is rebuilt only when its inputs change (hack/image/build-driver-image.sh)
+image: build
+	@bash hack/image/build-driver-image.sh --repo $(IMAGE_REPO) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG)) $(DIST)
+
+## sidecar-images: a minimal image per static binary, e.g.
+##   make sidecar-images SIDECARS="/path/csi-provisioner=csi-provisioner:v6.4.0 /path/pause=pause:1"
+sidecar-images:
+	@bash hack/image/build-static-image.sh --repo $(IMAGE_REPO) $(SIDECARS)
+
+## busybox-image: Debian's busybox-static as $(IMAGE_REPO)/busybox:<version>
+busybox-image:
+	@bash hack/image/build-static-image.sh --repo $(IMAGE_REPO) --busybox
+
+## images: the driver image, busybox, and the SIDECARS given
+images: image busybox-image $(if $(SIDECARS),sidecar-images)
+
+## test-images: the local driver image against the Dockerfile (LocalImageTest, DockerfileToolsTest)
+test-images: image
+	$(MVN) -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest,ImageArchiveTest' \
+	  -Daws-csi.images=$(CURDIR)/.tools/images -Dsurefire.failIfNoSpecifiedTests=false
 
 ## run: the driver's main job on embedded defaults (EBS and EFS on emulated AWS), then the lifecycle walkthrough
 run: deps build

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests of the distribution as the image ships it: the launcher script (class path and JVM flags per mode, the AOT
-# cache choice), the AOT training script the Dockerfile runs, and the node plugin started from it against a loopback
-# IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear exit when metadata is unreachable,
-# SIGTERM, the kubelet registration served in one container) and a Kubernetes API stand-in (the startup taint removed by a child process, never in the node).
+# cache choice, the emulators reachable from `local` alone), the AOT training script the Dockerfile runs, and the node
+# plugin started from it against a loopback IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear
+# exit when metadata is unreachable, SIGTERM, the kubelet registration served in one container) and a Kubernetes API
+# stand-in (the startup taint removed by a child process, never in the node).
 # Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -132,6 +133,45 @@ node_serves_the_kubelet_registration_from_its_aot_cache() {
     && grep -q 'registration socket .* removed' "$work/regnode.log" || { cat "$work/regnode.log"; return 1; }
 }
 
+# What ships is what production runs: the emulators (the realism layer, the moto and IMDS-emulator helpers) and the
+# local runtime live in lib/local, which only `local` puts on its class path.
+emulator_classes_in() { # the emulator and local-runtime classes in the given jars
+  for jar in "$@"; do unzip -Z1 "$jar" | grep -E '^io/awscsi/(realism|local)/' | sed "s|^|$jar: |"; done
+}
+serving_class_paths_hold_no_emulator() {
+  local found; found="$(emulator_classes_in "$dist"/lib/*.jar "$dist"/lib/controller/*.jar | head -5)"
+  [ -z "$found" ] || { echo "emulator classes off lib/local:"; echo "$found"; return 1; }
+  local cl
+  for name in node controller; do
+    cl="$(cmdline "$name" 2>/dev/null || true)"
+    [ -n "$cl" ] || { echo "$name is not running"; return 1; }
+    [[ "$cl" != *"lib/local"* ]] || { echo "$name: $cl"; return 1; }
+  done
+  # ... and lib/local has them, so the check above would see them if they came back
+  [ -n "$(emulator_classes_in "$dist"/lib/local/*.jar | grep -m1 'io/awscsi/realism/process/MotoServer')" ]
+}
+no_serving_class_refers_to_an_emulator_class() {
+  # a reference would be a UTF-8 constant naming the class in some class file of the driver's own packages
+  local jar refs
+  for jar in "$dist"/lib/*.jar "$dist"/lib/controller/*.jar; do
+    unzip -q -o "$jar" 'io/awscsi/*' -d "$work/serving-classes" 2>/dev/null
+  done
+  [ -f "$work/serving-classes/io/awscsi/launcher/Main.class" ] || { echo "no driver classes extracted"; return 1; }
+  refs="$(grep -rlaE 'io/awscsi/(realism|local)/' "$work/serving-classes")"
+  [ -z "$refs" ] || { echo "classes referring to lib/local:"; echo "$refs"; return 1; }
+}
+local_runs_with_lib_local_on_its_class_path() {
+  "$cli" local --driver nope >"$work/local.out" 2>&1; local rc=$?
+  cat "$work/local.out"
+  [ "$rc" -eq 2 ] && grep -q 'aws-csi-driver local: --driver must be ebs, efs, both or none' "$work/local.out"
+}
+the_application_jar_alone_cannot_run_local() {
+  "${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java" -cp "$dist/lib/*" io.awscsi.launcher.Main local \
+    >"$work/nolocal.out" 2>&1
+  local rc=$?; cat "$work/nolocal.out"
+  [ "$rc" -eq 2 ] && grep -q 'bin/aws-csi-driver local' "$work/nolocal.out"
+}
+
 # The node on a "cluster": its startup taint goes, removed by a child JVM; the node itself loads no Kubernetes client.
 the_startup_taint_is_removed_by_a_child_process_not_the_node() {
   python3 "$root/hack/kube-standin.py" "$work/kube-port" "$work/patches" & pids+=($!)
@@ -177,6 +217,12 @@ check "node is ready and answers NodeGetInfo from IMDS" node_is_ready_and_answer
 check "node leaves the EC2 SDK off its class path, with the node's heap flags" node_leaves_the_ec2_sdk_off_its_class_path
 check "node never opens the EC2 jar" node_never_opens_the_ec2_jar
 check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_sdk_and_no_node_flags
+check "no jar of a serving class path holds an emulator class; node and controller leave lib/local off" \
+  serving_class_paths_hold_no_emulator
+check "no class of a serving class path refers to an emulator or local-runtime class" \
+  no_serving_class_refers_to_an_emulator_class
+check "local starts io.awscsi.local.LocalMain with lib/local on its class path" local_runs_with_lib_local_on_its_class_path
+check "the application jar alone points local at the launcher script" the_application_jar_alone_cannot_run_local
 check "SIGTERM stops the node and removes its socket" sigterm_stops_the_node_and_removes_its_socket
 check "unreachable metadata stops the start with one clear line, exit 1" \
   unreachable_metadata_stops_the_start_with_one_clear_line

@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.sts.StsClient;
  * instance metadata for the node, and the EBS or EFS parts for the mode. Everything that needs closing is closed by
  * the returned provider's {@code resources()}, in reverse order of creation.
  */
-final class DriverFactories {
+public final class DriverFactories {
 
   private static final Logger LOG = LogManager.getLogger(DriverFactories.class);
   private static final Duration DEVICE_WAIT = Duration.ofSeconds(30);
@@ -64,16 +64,16 @@ final class DriverFactories {
    * start once it serves: a node's startup-taint removal, which cannot succeed before kubelet has registered the
    * driver anyway, so its child JVM does not compete with the node's own start for CPU.
    */
-  record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
+  public record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
 
     /** Waits for the node info; the reason when it could not be read, and the driver cannot serve. */
-    Optional<String> awaitStartFailure() {
+    public Optional<String> awaitStartFailure() {
       return nodeInfo.flatMap(DeferredNodeInfo::awaitFailure);
     }
   }
 
   /** The serving driver: the loop-device backend's volumes outlive the process (as EC2 attachments do). */
-  static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+  public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
     return create(o, metrics, envMap, LoopDeviceBackend.Retention.PERSISTENT);
   }
 
@@ -81,7 +81,7 @@ final class DriverFactories {
    * @param loopRetention what the loop-device backend does at shutdown: PERSISTENT for a serving driver, THROW_AWAY
    *     only for runs whose volumes live no longer than the process (the local runtime, csi-sanity)
    */
-  static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap,
+  public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap,
       LoopDeviceBackend.Retention loopRetention) {
     Environment env = Environment.of(envMap);
     Resources resources = new Resources();
@@ -97,7 +97,7 @@ final class DriverFactories {
   }
 
   /** Releases what a driver that never served opened (clients, loop backend), logging what fails. */
-  static void closeQuietly(DriverProvider provider) {
+  public static void closeQuietly(DriverProvider provider) {
     try {
       provider.resources().close();
     } catch (Exception e) {

@@ -20,14 +20,15 @@ import org.apache.logging.log4j.LogManager;
 
 /**
  * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
- * Subcommands: {@code local} (the local runtime on emulated AWS), {@code client} (call an RPC by hand),
- * {@code pre-stop-hook} (EBS node preStop), {@code remove-startup-taint} (the node's child process for its taint).
+ * Subcommands: {@code client} (call an RPC by hand), {@code pre-stop-hook} (EBS node preStop),
+ * {@code remove-startup-taint} (the node's child process for its taint). {@code local} (the local runtime on emulated
+ * AWS) is io.awscsi.local.LocalMain, in lib/local: the application jar holds no emulator.
  */
 public final class Main {
 
   /** Exit code for a configuration error the operator must fix. */
-  static final int EXIT_USAGE = 2;
-  static final int EXIT_FAILURE = 1;
+  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_FAILURE = 1;
   private static final Duration START_SETTLE = Duration.ofSeconds(3);
 
   private Main() {}
@@ -43,7 +44,13 @@ public final class Main {
     if (args.length > 0 && !args[0].startsWith("--")) {
       String[] rest = Arrays.copyOfRange(args, 1, args.length);
       return switch (args[0]) {
-        case "local" -> LocalRuntime.run(rest, env, out, err);
+        case "local" -> {
+          // The emulators and the walkthrough are not in the application jar: the launcher script puts lib/local on
+          // the class path and starts io.awscsi.local.LocalMain for this subcommand alone.
+          err.println("aws-csi-driver: local runs from the distribution's launcher script (bin/aws-csi-driver local),"
+              + " which adds lib/local to the class path");
+          yield EXIT_USAGE;
+        }
         case "client" -> client(rest, env, out, err);
         case "pre-stop-hook" -> PreStopHook.run(env, err);
         case StartupTaintCommand.NAME -> StartupTaintCommand.run(rest, env, err);

@@ -4,7 +4,7 @@ import io.awscsi.launcher.FlagTable.Flag;
 import java.util.List;
 
 /** The flag tables of every command and the {@code --help} text made from them. */
-final class Usage {
+public final class Usage {
 
   private static final String COMMON = "Common";
   private static final String EBS = "EBS";
@@ -48,8 +48,8 @@ final class Usage {
       Flag.of(EFS, "efs-local-root", "DIR", "the local backend's file systems (default "
           + "/var/lib/aws-csi-driver/efs-local)")));
 
-  /** {@code aws-csi-driver local}: both drivers on emulated AWS. */
-  static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
+  /** {@code aws-csi-driver local}: both drivers on emulated AWS (io.awscsi.local, in lib/local). */
+  public static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
       Flag.of("", "driver", "ebs|efs|both|none", "which drivers (default both; none: emulated AWS only)"),
       Flag.of("", "work-dir", "DIR", "sockets, loop files and mounts (default /tmp/aws-csi-local)"),
       Flag.of("", "profile", "realistic|fast|instant", "emulated AWS latencies and throttling (default realistic)"),

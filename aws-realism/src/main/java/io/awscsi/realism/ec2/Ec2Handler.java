@@ -1,10 +1,10 @@
 package io.awscsi.realism.ec2;
 
+import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.realism.ApiRequest;
 import io.awscsi.realism.AwsError;
 import io.awscsi.realism.RealismProfile;
 import io.awscsi.realism.proxy.AwsErrorException;
-import io.awscsi.realism.proxy.KeyedLocks;
 import io.awscsi.realism.proxy.PageTokens;
 import io.awscsi.realism.proxy.PassthroughHandler;
 import io.awscsi.realism.proxy.ProxyRequest;
@@ -58,7 +58,7 @@ public final class Ec2Handler implements ServiceHandler {
   private final Clock clock;
   private final RandomGenerator random;
   private final RealismProfile profile;
-  private final KeyedLocks locks = new KeyedLocks(256);
+  private final KeyedLocks locks = new KeyedLocks();
   private final Map<String, String> accounts = new ConcurrentHashMap<>();
 
   public Ec2Handler(UpstreamClient upstream, Ec2State state, Clock clock, RandomGenerator random,

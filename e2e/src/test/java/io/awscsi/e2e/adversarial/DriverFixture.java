@@ -1,7 +1,7 @@
 package io.awscsi.e2e.adversarial;
 
 import io.awscsi.core.host.MountInfo;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import io.awscsi.realism.RealismProfile;
 import java.io.IOException;
 import java.nio.file.Files;

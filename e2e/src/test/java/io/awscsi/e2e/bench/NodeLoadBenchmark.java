@@ -13,7 +13,7 @@ import csi.v1.NodeUnpublishVolumeRequest;
 import csi.v1.NodeUnstageVolumeRequest;
 import csi.v1.ProbeRequest;
 import csi.v1.VolumeCapability;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import io.awscsi.realism.RealismProfile;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;

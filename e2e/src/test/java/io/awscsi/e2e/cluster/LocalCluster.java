@@ -1,6 +1,6 @@
 package io.awscsi.e2e.cluster;
 
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

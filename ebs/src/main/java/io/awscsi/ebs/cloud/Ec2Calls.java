@@ -1,5 +1,6 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.core.concurrent.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
 import io.github.resilience4j.core.IntervalBiFunction;
@@ -76,10 +77,25 @@ final class Ec2Calls {
     return retries.get(action).executeSupplier(() -> attempt(action, deadline, request));
   }
 
+  /**
+   * Waits for the action's client-side token (the bucket is shaped like EC2's own, a little smaller, so the driver
+   * waits here instead of being answered RequestLimitExceeded), or fails at once when the wait would pass the deadline.
+   */
+  static void waitForToken(TokenBucket bucket, CallDeadline deadline, String api) {
+    Duration wait = bucket.reserve();
+    if (wait.isZero()) {
+      return;
+    }
+    if (wait.compareTo(deadline.remaining()) > 0) {
+      bucket.cancel();
+    }
+    deadline.sleep(wait, api + ": waiting for the client-side rate limit");
+  }
+
   private <T> T attempt(Ec2Action action, CallDeadline deadline,
       Function<AwsRequestOverrideConfiguration, T> request) {
     String api = action.apiName();
-    buckets.get(action).acquire(deadline, api);
+    waitForToken(buckets.get(action), deadline, api);
     Duration left = deadline.remaining();
     if (left.compareTo(Ec2RetryPolicy.MIN_USEFUL_TIME) < 0) {
       throw new CloudException(new CloudError.DeadlinePassed(api + ": the call's deadline passed before the request"));

@@ -1,4 +1,4 @@
-package io.awscsi.launcher.local;
+package io.awscsi.local;
 
 import csi.v1.ControllerExpandVolumeRequest;
 import csi.v1.ControllerGrpc;

@@ -1,4 +1,4 @@
-package io.awscsi.launcher.local;
+package io.awscsi.local;
 
 import io.awscsi.launcher.DriverOptions.Driver;
 import io.awscsi.realism.CallStats;

@@ -1,4 +1,4 @@
-package io.awscsi.launcher.local;
+package io.awscsi.local;
 
 import java.time.Duration;
 import java.util.Map;

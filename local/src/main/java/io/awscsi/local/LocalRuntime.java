@@ -1,4 +1,4 @@
-package io.awscsi.launcher;
+package io.awscsi.local;
 
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
@@ -6,18 +6,23 @@ import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.SocketFile;
 import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.launcher.DriverFactories;
+import io.awscsi.launcher.DriverOptions;
 import io.awscsi.launcher.DriverOptions.Driver;
-import io.awscsi.launcher.local.LifecycleWalkthrough;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.launcher.Flags;
+import io.awscsi.launcher.Main;
+import io.awscsi.launcher.Usage;
 import io.awscsi.realism.RealismProfile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -146,7 +151,7 @@ public final class LocalRuntime implements AutoCloseable {
    * node, the EFS file system; written to a temporary file and moved, so a reader never sees half of it.
    */
   static void writeEnvFile(Path file, LocalAws aws) throws IOException {
-    Map<String, String> values = new java.util.LinkedHashMap<>(aws.driverEnvironment());
+    Map<String, String> values = new LinkedHashMap<>(aws.driverEnvironment());
     values.remove("DISABLE_TAINT_WATCHER");
     values.put("AWS_LOCAL_INSTANCE_ID", aws.instanceId());
     values.put("AWS_LOCAL_ZONE", LocalAws.ZONE);
@@ -155,11 +160,10 @@ public final class LocalRuntime implements AutoCloseable {
     values.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
     Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
     Files.writeString(temporary, text);
-    Files.move(temporary, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+  public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     Flags f;
     try {
       f = Usage.LOCAL.parse(args);
