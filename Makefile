@@ -10,7 +10,7 @@ export GOFLAGS := -mod=mod
 MVN ?= mvn -B -ntp
 DIST := dist/aws-csi-driver
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup readme-diagnose-table clean
 
 ## deps: install what a fresh machine lacks, skipping what is present
 deps:
@@ -51,6 +51,10 @@ bench-startup: build-aot
 ## bench: controller lifecycle under throttling, node stage+publish, node RSS under load
 bench: build
 	@bash hack/bench.sh
+
+## readme-diagnose-table: rewrite the README's "which log for which stage" table from diagnose's Knowledge
+readme-diagnose-table:
+	$(MVN) -q -pl diagnose -am test -Dtest=StageTableTest -Dsurefire.failIfNoSpecifiedTests=false -Ddiagnose.updateReadme=true
 
 clean:
 	$(MVN) -q clean

@@ -35,6 +35,7 @@ public final class DiagnoseCommand {
       aws-csi-driver diagnose volumesnapshot NAMESPACE/NAME [flags]
       aws-csi-driver diagnose pv NAME [flags]
       aws-csi-driver diagnose --print-table                       the table below, in Markdown (the README's)
+      aws-csi-driver diagnose --print-rbac                        the read-only ClusterRole it needs, as YAML
 
       It reads, through the Kubernetes API and read-only, the claim's status, conditions and events, its
       StorageClass, the PV, the VolumeAttachments, the pods using the claim and their events, the CSINode and node
@@ -59,8 +60,8 @@ public final class DiagnoseCommand {
 
       Exit code: 0 healthy (or in progress), 1 stuck or failed, 2 could not tell (the reason is printed: not found,
       not a volume of ebs.csi.aws.com or efs.csi.aws.com, API unreachable or forbidden).
-      RBAC: get/list on the objects above and pods/log; the charts offer a read-only ClusterRole for it
-      (diagnose.clusterRole.create=true).
+      RBAC: get/list on the objects above and pods/log (--print-rbac); the charts offer this read-only ClusterRole
+      (diagnose.clusterRole.create=true, bound to diagnose.clusterRole.subjects).
       """;
 
   private DiagnoseCommand() {}
@@ -88,6 +89,10 @@ public final class DiagnoseCommand {
     }
     if (options.printTable()) {
       out.print(StageTable.markdown());
+      return 0;
+    }
+    if (options.printRbac()) {
+      out.print(ApiReads.clusterRole());
       return 0;
     }
     LoggingSetup.configure(LoggingSetup.Format.TEXT, Level.WARN);
@@ -141,7 +146,7 @@ public final class DiagnoseCommand {
 
   /** The command's flags. */
   record Options(Target target, String kubeconfig, String context, Duration since, Duration stuckAfter,
-                 Duration requestTimeout, boolean json, boolean help, boolean printTable) {
+                 Duration requestTimeout, boolean json, boolean help, boolean printTable, boolean printRbac) {
 
     static Options parse(String[] args) {
       List<String> positional = new ArrayList<>();
@@ -153,6 +158,7 @@ public final class DiagnoseCommand {
       boolean json = false;
       boolean help = false;
       boolean table = false;
+      boolean rbac = false;
       for (int i = 0; i < args.length; i++) {
         String arg = args[i];
         String name = arg;
@@ -164,6 +170,7 @@ public final class DiagnoseCommand {
         switch (name) {
           case "--help", "-h" -> help = true;
           case "--print-table" -> table = true;
+          case "--print-rbac" -> rbac = true;
           case "--kubeconfig", "--context", "--since", "--stuck-after", "-o", "--output", "--request-timeout" -> {
             if (value == null) {
               if (i + 1 >= args.length) {
@@ -192,14 +199,14 @@ public final class DiagnoseCommand {
           }
         }
       }
-      if (help || table) {
-        return new Options(null, kubeconfig, context, since, stuckAfter, timeout, json, help, table);
+      if (help || table || rbac) {
+        return new Options(null, kubeconfig, context, since, stuckAfter, timeout, json, help, table, rbac);
       }
       if (positional.size() != 2) {
         throw new IllegalArgumentException("expected KIND NAMESPACE/NAME (or pv NAME), got " + positional);
       }
       return new Options(Target.parse(positional.get(0), positional.get(1)), kubeconfig, context, since, stuckAfter,
-          timeout, json, false, false);
+          timeout, json, false, false, false);
     }
   }
 }

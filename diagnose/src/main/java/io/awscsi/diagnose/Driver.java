@@ -1,6 +1,7 @@
 package io.awscsi.diagnose;
 
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 
@@ -10,9 +11,9 @@ import java.util.Set;
  */
 enum Driver {
   EBS("ebs.csi.aws.com", "ebs", true,
-      Set.of(Knowledge.Actor.PROVISIONER, Knowledge.Actor.ATTACHER, Knowledge.Actor.RESIZER,
+      EnumSet.of(Knowledge.Actor.PROVISIONER, Knowledge.Actor.ATTACHER, Knowledge.Actor.RESIZER,
           Knowledge.Actor.SNAPSHOTTER)),
-  EFS("efs.csi.aws.com", "efs", false, Set.of(Knowledge.Actor.PROVISIONER));
+  EFS("efs.csi.aws.com", "efs", false, EnumSet.of(Knowledge.Actor.PROVISIONER));
 
   final String csiName;
   final String prefix;

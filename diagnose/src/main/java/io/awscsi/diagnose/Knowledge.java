@@ -69,15 +69,16 @@ final class Knowledge {
       };
     }
 
-    /** The README's command, with the pod left as a placeholder. */
-    String commandTemplate(Driver driver) {
+    /** The README's commands, with the pod left as a placeholder. */
+    List<String> commandTemplates(Driver driver) {
       return switch (this) {
-        case SCHEDULER, CONTROLLER_MANAGER -> "kubectl -n NS describe pod POD";
-        case SNAPSHOT_CONTROLLER -> "kubectl -n kube-system logs deploy/snapshot-controller";
-        case NODE_PLUGIN -> "kubectl -n kube-system logs " + driver.nodeApp() + "-XXXXX -c " + driver.pluginContainer()
-            + " | grep VOLUME_ID";
-        default -> "kubectl -n kube-system logs " + driver.controllerApp() + "-XXXXX -c " + component
-            + " (the driver's side: -c " + driver.pluginContainer() + " | grep VOLUME_ID)";
+        case SCHEDULER, CONTROLLER_MANAGER -> List.of("kubectl -n NS describe pod POD");
+        case SNAPSHOT_CONTROLLER -> List.of("kubectl -n kube-system logs deploy/snapshot-controller");
+        case NODE_PLUGIN -> List.of("kubectl -n kube-system logs " + driver.nodeApp() + "-XXXXX -c "
+            + driver.pluginContainer() + " | grep VOLUME_ID");
+        default -> List.of("kubectl -n kube-system logs " + driver.controllerApp() + "-XXXXX -c " + component,
+            "kubectl -n kube-system logs " + driver.controllerApp() + "-XXXXX -c " + driver.pluginContainer()
+                + " | grep VOLUME_ID");
       };
     }
   }

@@ -606,14 +606,23 @@ final class StageInference {
       action = action.replace(e.getKey(), e.getValue());
       meaning = meaning.replace(e.getKey(), e.getValue());
     }
-    String summary = f.stage().title + " " + f.verdict().words + ": " + f.summary();
+    boolean blamesNodePlugin = actor == Actor.NODE_PLUGIN && f.actor() != Actor.NODE_PLUGIN;
+    String summary = f.stage().title + " " + f.verdict().words + ": " + f.summary()
+        + (blamesNodePlugin ? "; " + notRegistered(driver, f.node()) : "");
     List<String> commands = commands(actor, f, driver, volumeId, pv, pvc);
-    // A node plugin that is not there has no log to read: say so instead of querying another container.
-    LogQuery q = actor == Actor.NODE_PLUGIN && f.actor() != Actor.NODE_PLUGIN
-        ? nodeQuery(driver, f.node(), f.stage().csiMethod, volumeId) : query;
+    // The node plugin the message blames holds the answer, not the component that reported it: read its log, or say
+    // there is none.
+    LogQuery q = query;
+    Diagnosis.DriverLog none = null;
+    if (blamesNodePlugin) {
+      Pod plugin = driver.nodePlugins().get(f.node());
+      q = plugin == null ? null : nodeQuery(driver, f.node(), Stage.STAGING.csiMethod, volumeId);
+      none = plugin == null ? new Diagnosis.DriverLog("", "", driver.driver().pluginContainer(), null, "no "
+          + driver.driver().nodeApp() + " pod runs on " + f.node() + ": there is no node plugin log to read") : null;
+    }
     return new Diagnosis(subject, f.verdict(), summary, f.stage(), actor.component, where(actor, driver, f.node()),
         f.error(), known.map(KnownError::id).orElse(""), meaning, action, commands, seen, gaps, also,
-        volumeId, f.node(), q, null);
+        volumeId, f.node(), q, none);
   }
 
   /** The exact place that holds the answer, e.g. "csi-attacher in kube-system/ebs-csi-controller-5c9f (the Lease holder)". */

@@ -28,7 +28,8 @@ final class StageTable {
           .append(" | ").append(s.actor.container(d))
           .append(" | ").append(s.evidence)
           .append(" | ").append(s.csiMethod == null ? "-" : s.csiMethod)
-          .append(" | `").append(s.actor.commandTemplate(d)).append("` |\n");
+          .append(" | ").append(String.join("<br>", s.actor.commandTemplates(d).stream()
+              .map(c -> "`" + c.replace("|", "\\|") + "`").toList())).append(" |\n");
     }
     Driver e = Driver.EFS;
     out.append("\nEFS (").append(e.csiName).append("): the same with ").append(e.controllerApp()).append(", ")

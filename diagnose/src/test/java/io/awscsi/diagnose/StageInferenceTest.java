@@ -244,8 +244,10 @@ class StageInferenceTest {
     assertThat(d.evidence()).contains("CSINode " + NODE + ": ebs.csi.aws.com not registered",
         "node plugin on " + NODE + ": no ebs-csi-node pod");
     assertThat(d.commands()).contains("kubectl get pods -A -l app=ebs-csi-node -o wide");
+    assertThat(d.summary()).contains("the node plugin is not registered on " + NODE, "no ebs-csi-node pod runs there");
     assertThat(d.driverLog().line()).isNull();
-    assertThat(d.driverLog().note()).contains("no pod of the driver");
+    assertThat(d.driverLog().note()).isEqualTo("no ebs-csi-node pod runs on " + NODE
+        + ": there is no node plugin log to read");
   }
 
   @Test
