@@ -44,7 +44,8 @@ RUN --mount=type=cache,target=/root/.m2 --mount=type=cache,target=/root/go/pkg/m
 # (process metrics).
 RUN modules="$(jdeps --ignore-missing-deps --multi-release 25 --print-module-deps \
                  --class-path 'dist/aws-csi-driver/lib/*:dist/aws-csi-driver/lib/controller/*' \
-                 dist/aws-csi-driver/lib/*.jar dist/aws-csi-driver/lib/controller/*.jar)" \
+                 dist/aws-csi-driver/lib/*.jar dist/aws-csi-driver/lib/controller/*.jar \
+                 dist/aws-csi-driver/lib/diagnose/*.jar)" \
  && jlink --add-modules "${modules},jdk.unsupported,jdk.naming.dns,jdk.management" \
           --strip-debug --no-header-files --no-man-pages --compress=zip-6 \
           --output /opt/aws-csi-driver-jre

@@ -136,6 +136,9 @@ public final class DiagnoseCommand {
   }
 
   private static KubernetesClient client(Options o) {
+    if (o.kubeconfig() != null && !new File(o.kubeconfig()).canRead()) {
+      throw new IllegalArgumentException("--kubeconfig " + o.kubeconfig() + ": no readable file there");
+    }
     Config config = o.kubeconfig() != null ? Config.fromKubeconfig(o.context(), new File(o.kubeconfig()))
         : Config.autoConfigure(o.context());
     config.setRequestTimeout((int) o.requestTimeout().toMillis());

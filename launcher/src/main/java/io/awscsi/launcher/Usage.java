@@ -11,6 +11,8 @@ final class Usage {
       aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]
       aws-csi-driver local [--driver ebs|efs|both] [--no-lifecycle] [--socket-dir DIR]
       aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']
+      aws-csi-driver diagnose pvc|pod|volumesnapshot NAMESPACE/NAME | pv NAME [-o json] [--since 1h]
+                                          which stage of a volume is stuck and which log says why (diagnose --help)
       aws-csi-driver pre-stop-hook
       aws-csi-driver remove-startup-taint --driver ebs|efs   (the node runs it as a child process)
 
