@@ -193,6 +193,12 @@ final class Knowledge {
               + " registration failed, so nothing on the node can attach or mount the volume.",
           "Check the node plugin pod on the node (kubectl -n kube-system get pods -l app={nodeApp} -o wide): the"
               + " DaemonSet's nodeSelector, tolerations or a crash may keep it off; its log says why it stopped."),
+      known("node-plugin-unreachable", "csi\\.sock: connect: (connection refused|no such file or directory)"
+              + "|Error while dialing.*csi\\.sock", ANY, Actor.NODE_PLUGIN,
+          "The kubelet cannot reach the node plugin's socket on this node: the plugin is not running there (it was"
+              + " stopped or crashed and its registration is left behind).",
+          "Check the node plugin pod on the node (kubectl -n kube-system get pods -l app={nodeApp} -o wide) and its"
+              + " previous log (kubectl logs --previous); the kubelet retries once it serves again."),
       known("ec2-quota", "VolumeLimitExceeded|MaxIOPSLimitExceeded|InsufficientVolumeCapacity|ResourceLimitExceeded"
               + "|raise the EC2 quota", CREATE,
           null, "EC2 refused to create the volume: an account quota is used up (VolumeLimitExceeded: the storage of"

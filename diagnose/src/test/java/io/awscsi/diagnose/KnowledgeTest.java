@@ -36,6 +36,7 @@ class KnowledgeTest {
       "ATTACHING | rpc error: code = DeadlineExceeded desc = context deadline exceeded | attach-timeout",
       "ATTACHING | CSINode ip-1 does not contain driver ebs.csi.aws.com | driver-not-registered",
       "STAGING | kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name ebs.csi.aws.com not found in the list of registered CSI drivers | driver-not-registered",
+      "STAGING | rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock: connect: connection refused\" | node-plugin-unreachable",
       "ATTACHING | Multi-Attach error for volume \"pvc-1\" Volume is already exclusively attached to one node | multi-attach",
       "ATTACHING | rpc error: code = ResourceExhausted desc = AttachmentLimitExceeded: max attachments | attach-limit",
       "SCHEDULING | 0/3 nodes are available: 3 node(s) had volume node affinity conflict. | zone-conflict",

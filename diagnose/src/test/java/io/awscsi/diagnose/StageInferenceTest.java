@@ -251,14 +251,36 @@ class StageInferenceTest {
   }
 
   @Test
+  void aNodePluginKilledWhileRegisteredIsStagingInTheNodePlugin() {
+    cluster.storageClass("now", Map.of("type", "gp3"), "Immediate");
+    cluster.pendingClaim("data", "now", "1Gi");
+    PersistentVolume pv = cluster.bind("data", VOLUME);
+    cluster.attachment(pv, NODE, true, null);
+    cluster.deleteNodePlugin();
+    Pod pod = cluster.pod("app", "data", NODE, false);
+    cluster.event(pod, "Warning", "FailedMount", "MountVolume.MountDevice failed for volume \""
+        + pv.getMetadata().getName() + "\" : rpc error: code = Unavailable desc = connection error: desc ="
+        + " \"transport: Error while dialing: dial unix /var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock: connect:"
+        + " connection refused\"", "kubelet");
+
+    Diagnosis d = diagnosePvc("data");
+
+    assertThat(d.stage()).isEqualTo(Stage.STAGING);
+    assertThat(d.component()).isEqualTo("node-plugin");
+    assertThat(d.knownError()).isEqualTo("node-plugin-unreachable");
+    assertThat(d.where()).isEqualTo("the node plugin on " + NODE + " (no ebs-csi-node pod there)");
+    assertThat(d.driverLog().line()).isNull();
+  }
+
+  @Test
   void mkfsFailingIsStagingInTheNodePluginOfThePodsNode() {
-    cluster.storageClass("odd", Map.of("type", "gp3", "blockSize", "3000"), "Immediate");
+    cluster.storageClass("odd", Map.of("type", "gp3", "blockSize", "512"), "Immediate");
     cluster.pendingClaim("data", "odd", "1Gi");
     PersistentVolume pv = cluster.bind("data", VOLUME);
     cluster.attachment(pv, NODE, true, null);
     Pod pod = cluster.pod("app", "data", NODE, false);
     String failure = "mkfs.ext4 failed on /dev/nvme1n1 (exit 1): mke2fs 1.47.0 (5-Feb-2023)\n"
-        + "mkfs.ext4: invalid block size - 3000";
+        + "mkfs.ext4: invalid block size - 512";
     cluster.event(pod, "Warning", "FailedMount", "MountVolume.MountDevice failed for volume \""
         + pv.getMetadata().getName() + "\" : rpc error: code = Internal desc = " + failure, "kubelet");
     cluster.log(DRIVER_NS, NODE_PLUGIN, "ebs-plugin", SINCE, String.join("\n",
@@ -276,7 +298,7 @@ class StageInferenceTest {
     assertThat(d.where()).isEqualTo("the node plugin on " + NODE + " (kube-system/" + NODE_PLUGIN
         + ", container ebs-plugin)");
     assertThat(d.knownError()).isEqualTo("mkfs");
-    assertThat(d.error()).contains("invalid block size - 3000");
+    assertThat(d.error()).contains("invalid block size - 512");
     assertThat(d.driverLog().pod()).isEqualTo(NODE_PLUGIN);
     assertThat(d.driverLog().line().method()).isEqualTo("NodeStageVolume");
     assertThat(d.driverLog().line().error()).isEqualTo(failure);
