@@ -95,14 +95,19 @@ aot_cache_can_be_turned_off() {
   [[ "$(cmdline noaot)" != *"AOTCache"* ]]
 }
 
+# kubeconfig_for PORTFILE: a kubeconfig for the Kubernetes API stand-in listening on the port in PORTFILE
+kubeconfig_for() {
+  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:%s"}}]\n%s\n' \
+    "$(cat "$1")" 'users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x'
+}
+
 # The node on a "cluster": its startup taint goes, removed by a child JVM; the node itself loads no Kubernetes client.
 the_startup_taint_is_removed_by_a_child_process_not_the_node() {
   python3 "$root/hack/kube-standin.py" "$work/kube-port" "$work/patches" & pids+=($!)
   for _ in $(seq 1 100); do [ -s "$work/kube-port" ] && break; sleep 0.05; done
-  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:%s"}}]\n%s\n' \
-    "$(cat "$work/kube-port")" 'users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x' >"$work/kubeconfig"
+  kubeconfig_for "$work/kube-port" >"$work/kubeconfig"
   DISABLE_TAINT_WATCHER= KUBECONFIG="$work/kubeconfig" CSI_NODE_NAME=node-1 \
     JAVA_OPTS="-Xlog:class+load=info:file=$work/tainted-classes.txt" start tainted --driver ebs --mode node
   wait_socket tainted || return 1
@@ -126,10 +131,7 @@ diagnose_runs_from_the_script_with_its_own_class_path() {
   "$cli" diagnose --print-rbac | grep -q 'resources: \["pods/log"\]' || return 1
   python3 "$root/hack/kube-standin.py" "$work/diag-port" "$work/diag-patches" & pids+=($!)
   for _ in $(seq 1 100); do [ -s "$work/diag-port" ] && break; sleep 0.05; done
-  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:%s"}}]\n%s\n' \
-    "$(cat "$work/diag-port")" 'users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x' >"$work/diag-kubeconfig"
+  kubeconfig_for "$work/diag-port" >"$work/diag-kubeconfig"
   local code=0
   "$cli" diagnose pvc shop/data --kubeconfig "$work/diag-kubeconfig" -o json >"$work/diag.json" || code=$?
   cat "$work/diag.json"

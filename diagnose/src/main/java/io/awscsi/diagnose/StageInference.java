@@ -1,15 +1,20 @@
 package io.awscsi.diagnose;
 
+import static io.awscsi.diagnose.Views.active;
+import static io.awscsi.diagnose.Views.empty;
+import static io.awscsi.diagnose.Views.handle;
+import static io.awscsi.diagnose.Views.orNone;
+import static io.awscsi.diagnose.Views.otherReason;
+import static io.awscsi.diagnose.Views.phase;
+import static io.awscsi.diagnose.Views.pvName;
+import static io.awscsi.diagnose.Views.storageClassName;
+
 import io.awscsi.diagnose.Diagnosis.LogQuery;
 import io.awscsi.diagnose.Diagnosis.Verdict;
 import io.awscsi.diagnose.Knowledge.Actor;
-import io.awscsi.diagnose.Knowledge.KnownError;
 import io.awscsi.diagnose.Knowledge.Stage;
-import io.awscsi.diagnose.Views.DriverState;
 import io.awscsi.diagnose.Views.SnapshotView;
 import io.awscsi.diagnose.Views.VolumeView;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
@@ -18,9 +23,6 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.storage.CSINode;
-import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
 import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
 import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.time.Clock;
@@ -29,7 +31,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -45,39 +46,21 @@ final class StageInference {
   private static final String PROVISIONER_FINALIZER = "external-provisioner.volume.kubernetes.io/finalizer";
 
   private final Duration stuckAfter;
-  /** The --since of the kubectl commands the report prints, e.g. {@code 1h}. */
-  private final String since;
   private final Clock clock;
+  private final Wording wording;
 
+  /** @param since the --since of the kubectl commands the report prints, e.g. {@code 1h} */
   StageInference(Duration stuckAfter, String since, Clock clock) {
     this.stuckAfter = stuckAfter;
-    this.since = since;
     this.clock = clock;
-  }
-
-  /** A finding before it is worded: what is wrong where, and what was seen. */
-  private record Finding(Verdict verdict, Stage stage, Actor actor, String node, String error, String summary) {
-
-    static Finding healthy(String summary) {
-      return new Finding(Verdict.HEALTHY, null, null, "", "", summary);
-    }
-
-    int rank() {
-      return switch (verdict) {
-        case FAILED -> 0;
-        case STUCK -> 1;
-        case PROGRESSING -> 2;
-        case HEALTHY -> 3;
-        case UNKNOWN -> 4;
-      };
-    }
+    this.wording = new Wording(since);
   }
 
   // ---------------------------------------------------------------- volumes
 
   Diagnosis diagnose(VolumeView v) {
     List<String> seen = new ArrayList<>();
-    describe(v, seen);
+    Evidence.describe(v, seen);
     List<Finding> findings = new ArrayList<>();
     if (v.pvc() != null) {
       claimDeletion(v).ifPresent(findings::add);
@@ -108,8 +91,8 @@ final class StageInference {
     Finding primary = findings.getFirst();
     List<String> also = findings.stream().skip(1).filter(f -> f.verdict() != Verdict.HEALTHY)
         .map(f -> f.verdict().words + ": " + f.summary()).toList();
-    return word(subject(v), primary, v.driver(), handle(v.pv()), pvName(v), storageClassName(v), v.pvc(), seen,
-        v.gaps(), also, logQuery(v.driver(), primary, v));
+    return wording.word(subject(v), primary, v.driver(), handle(v.pv()), pvName(v), storageClassName(v), v.pvc(),
+        seen, v.gaps(), also, wording.logQuery(v.driver(), primary, v));
   }
 
   private static String subject(VolumeView v) {
@@ -176,7 +159,7 @@ final class StageInference {
       return Optional.of(new Finding(Verdict.FAILED, stage, Actor.PROVISIONER, "", failed.get().getMessage(),
           "CreateVolume failed"));
     }
-    String missing = sidecarMissing(v.driver(), Actor.PROVISIONER, v.now());
+    String missing = v.driver().sidecarMissing(Actor.PROVISIONER, v.now());
     if (!missing.isEmpty() && overdue(Views.created(pvc))) {
       return Optional.of(new Finding(Verdict.STUCK, stage, Actor.PROVISIONER, "", "", missing));
     }
@@ -246,7 +229,7 @@ final class StageInference {
         return Optional.of(new Finding(Verdict.FAILED, Stage.DELETING, Actor.PROVISIONER, "",
             pv.getStatus().getMessage(), summary));
       }
-      String missing = sidecarMissing(v.driver(), Actor.PROVISIONER, v.now());
+      String missing = v.driver().sidecarMissing(Actor.PROVISIONER, v.now());
       if (!missing.isEmpty()) {
         return Optional.of(new Finding(Verdict.STUCK, Stage.DELETING, Actor.PROVISIONER, "", "", missing));
       }
@@ -314,7 +297,7 @@ final class StageInference {
           : byAge(since, Stage.EXPANDING_NODE, Actor.NODE_PLUGIN, node, "the file system is being grown ("
               + sizes + ")"));
     }
-    String missing = sidecarMissing(v.driver(), Actor.RESIZER, v.now());
+    String missing = v.driver().sidecarMissing(Actor.RESIZER, v.now());
     if (!missing.isEmpty()) {
       return Optional.of(new Finding(Verdict.STUCK, Stage.EXPANDING_CONTROLLER, Actor.RESIZER, "", "", missing));
     }
@@ -381,8 +364,8 @@ final class StageInference {
       return Optional.of(byAge(Views.created(pod), Stage.SCHEDULING, Actor.SCHEDULER, "",
           "pod " + name + " is not scheduled yet"));
     }
-    boolean registered = registered(v.driver(), node);
-    if (needsAttach(v.driver())) {
+    boolean registered = v.driver().registered(node);
+    if (v.driver().needsAttach()) {
       Optional<VolumeAttachment> va = v.attachments().stream().filter(a -> node.equals(a.getSpec().getNodeName()))
           .findFirst();
       Optional<Event> attachFailed = v.events().latestWarning(pod, "FailedAttachVolume");
@@ -411,9 +394,9 @@ final class StageInference {
         }
         if (!registered) {
           return Optional.of(new Finding(overdue(Views.created(attachment)) ? Verdict.STUCK : Verdict.PROGRESSING,
-              Stage.ATTACHING, Actor.NODE_PLUGIN, node, "", notRegistered(v.driver(), node)));
+              Stage.ATTACHING, Actor.NODE_PLUGIN, node, "", v.driver().notRegistered(node)));
         }
-        String missing = sidecarMissing(v.driver(), Actor.ATTACHER, v.now());
+        String missing = v.driver().sidecarMissing(Actor.ATTACHER, v.now());
         return Optional.of(byAge(Views.created(attachment), Stage.ATTACHING, Actor.ATTACHER, node,
             missing.isEmpty() ? "VolumeAttachment " + vaName + " is not attached yet, with no error" : missing));
       }
@@ -435,7 +418,7 @@ final class StageInference {
           return Optional.of(new Finding(overdue(Views.created(pod)) ? Verdict.STUCK : Verdict.PROGRESSING,
               Stage.STAGING, Actor.NODE_PLUGIN, node, message, registered ? "the kubelet on " + node
                   + " timed out mounting the volume; the node plugin reported no error yet"
-                  : notRegistered(v.driver(), node)));
+                  : v.driver().notRegistered(node)));
         }
       }
       return Optional.of(new Finding(Verdict.FAILED, stage, Actor.NODE_PLUGIN, node, message,
@@ -443,7 +426,7 @@ final class StageInference {
     }
     if (!registered) {
       return Optional.of(new Finding(overdue(Views.created(pod)) ? Verdict.STUCK : Verdict.PROGRESSING,
-          Stage.STAGING, Actor.NODE_PLUGIN, node, "", notRegistered(v.driver(), node)));
+          Stage.STAGING, Actor.NODE_PLUGIN, node, "", v.driver().notRegistered(node)));
     }
     Optional<String> other = otherReason(pod);
     if (other.isPresent()) {
@@ -527,14 +510,14 @@ final class StageInference {
           + orNone(Fields.string(content, "status", "snapshotHandle")) + ", source volume "
           + orNone(Fields.string(content, "spec", "source", "volumeHandle")));
     }
-    sidecarEvidence(v.driver(), Actor.SNAPSHOTTER, v.now(), seen);
+    Evidence.sidecarEvidence(v.driver(), Actor.SNAPSHOTTER, v.now(), seen);
     Finding finding = snapshotFinding(v, vs, content, source);
     String volumeId = content != null && !Fields.string(content, "spec", "source", "volumeHandle").isEmpty()
         ? Fields.string(content, "spec", "source", "volumeHandle") : handle(v.sourcePv());
     String subject = "volumesnapshot " + vs.getMetadata().getNamespace() + "/" + name;
-    LogQuery query = finding.stage() == null ? null : controllerQuery(v.driver(), finding.actor(),
+    LogQuery query = finding.stage() == null ? null : Wording.controllerQuery(v.driver(), finding.actor(),
         finding.stage().csiMethod, volumeId);
-    return word(subject, finding, v.driver(), volumeId, v.sourcePv() == null ? ""
+    return wording.word(subject, finding, v.driver(), volumeId, v.sourcePv() == null ? ""
         : v.sourcePv().getMetadata().getName(), "", v.source(), seen, v.gaps(), List.of(), query);
   }
 
@@ -571,7 +554,7 @@ final class StageInference {
               + " VolumeSnapshotClass exist?)");
     }
     if (Fields.string(content, "status", "snapshotHandle").isEmpty()) {
-      String missing = sidecarMissing(v.driver(), Actor.SNAPSHOTTER, v.now());
+      String missing = v.driver().sidecarMissing(Actor.SNAPSHOTTER, v.now());
       return byAge(Views.created(content), Stage.SNAPSHOTTING, Actor.SNAPSHOTTER, "", missing.isEmpty()
           ? "CreateSnapshot has not returned a snapshot yet" : missing);
     }
@@ -583,239 +566,6 @@ final class StageInference {
   private static Optional<Event> warnings(SnapshotView v, GenericKubernetesResource object) {
     return v.events().of(object).stream().filter(e -> "Warning".equals(e.getType()))
         .max(Comparator.comparing(Views::time));
-  }
-
-  // ---------------------------------------------------------------- wording
-
-  /** A finding in words: component and place from the knowledge, the known error's meaning, the commands. */
-  private Diagnosis word(String subject, Finding f, DriverState driver, String volumeId, String pv,
-      String storageClass, PersistentVolumeClaim pvc, List<String> seen, List<String> gaps, List<String> also,
-      LogQuery query) {
-    if (f.verdict() == Verdict.HEALTHY) {
-      return new Diagnosis(subject, f.verdict(), f.summary(), null, "", "", "", "", "", "", List.of(), seen, gaps,
-          also, volumeId, "", null, null);
-    }
-    Optional<KnownError> known = Knowledge.explain(f.stage(), f.error());
-    Actor actor = known.map(KnownError::blames).filter(b -> b != null).orElse(f.actor());
-    String meaning = known.map(KnownError::meaning).orElse(f.stage().meaning);
-    String action = known.map(KnownError::action).orElse(f.stage().action);
-    Map<String, String> values = Map.of("{nodeApp}", driver.driver().nodeApp(), "{volumeId}",
-        volumeId.isEmpty() ? "VOLUME_ID" : volumeId, "{pv}", pv.isEmpty() ? "PV" : pv, "{storageClass}",
-        storageClass.isEmpty() ? "CLASS" : storageClass);
-    for (var e : values.entrySet()) {
-      action = action.replace(e.getKey(), e.getValue());
-      meaning = meaning.replace(e.getKey(), e.getValue());
-    }
-    boolean blamesNodePlugin = actor == Actor.NODE_PLUGIN && f.actor() != Actor.NODE_PLUGIN;
-    String summary = f.stage().title + " " + f.verdict().words + ": " + f.summary()
-        + (blamesNodePlugin ? "; " + notRegistered(driver, f.node()) : "");
-    List<String> commands = commands(actor, f, driver, volumeId, pv, pvc);
-    // The node plugin the message blames holds the answer, not the component that reported it: read its log, or say
-    // there is none.
-    LogQuery q = query;
-    Diagnosis.DriverLog none = null;
-    if (blamesNodePlugin) {
-      Pod plugin = driver.nodePlugins().get(f.node());
-      q = plugin == null ? null : nodeQuery(driver, f.node(), Stage.STAGING.csiMethod, volumeId);
-      none = plugin == null ? new Diagnosis.DriverLog("", "", driver.driver().pluginContainer(), null, "no "
-          + driver.driver().nodeApp() + " pod runs on " + f.node() + ": there is no node plugin log to read") : null;
-    }
-    return new Diagnosis(subject, f.verdict(), summary, f.stage(), actor.component, where(actor, driver, f.node()),
-        f.error(), known.map(KnownError::id).orElse(""), meaning, action, commands, seen, gaps, also,
-        volumeId, f.node(), q, none);
-  }
-
-  /** The exact place that holds the answer, e.g. "csi-attacher in kube-system/ebs-csi-controller-5c9f (the Lease holder)". */
-  static String where(Actor actor, DriverState driver, String node) {
-    Driver d = driver.driver();
-    return switch (actor) {
-      case SCHEDULER -> "kube-scheduler (its message is in the pod's events)";
-      case CONTROLLER_MANAGER -> "kube-controller-manager (its messages are in the events of the pod and claim)";
-      case SNAPSHOT_CONTROLLER -> "snapshot-controller (Lease snapshot-controller-leader; the VolumeSnapshot's"
-          + " events)";
-      case NODE_PLUGIN -> {
-        Pod plugin = driver.nodePlugins().get(node);
-        String on = "the node plugin on " + (node.isEmpty() ? "the pod's node" : node);
-        yield plugin == null ? on + " (no " + d.nodeApp() + " pod there)"
-            : on + " (" + plugin.getMetadata().getNamespace() + "/" + plugin.getMetadata().getName() + ", container "
-                + d.pluginContainer() + ")";
-      }
-      default -> {
-        Optional<Pod> holder = driver.leaseHolder(actor);
-        if (holder.isPresent()) {
-          yield actor.component + " in " + holder.get().getMetadata().getNamespace() + "/"
-              + holder.get().getMetadata().getName() + " (the Lease holder)";
-        }
-        Optional<String> holderName = driver.leaseHolderName(actor);
-        yield holderName.map(h -> actor.component + " in " + h + " (the Lease holder; no pod of that name)")
-            .orElse(actor.component + " (no replica holds the Lease " + actor.leaseName(d) + ")");
-      }
-    };
-  }
-
-  private List<String> commands(Actor actor, Finding f, DriverState driver, String volumeId, String pv,
-      PersistentVolumeClaim pvc) {
-    Driver d = driver.driver();
-    List<String> commands = new ArrayList<>();
-    String grep = volumeId.isEmpty() ? "" : " | grep " + volumeId;
-    switch (actor) {
-      case NODE_PLUGIN -> {
-        Pod plugin = driver.nodePlugins().get(f.node());
-        if (plugin != null) {
-          commands.add("kubectl -n " + plugin.getMetadata().getNamespace() + " logs " + plugin.getMetadata().getName()
-              + " -c " + d.pluginContainer() + " --since=" + since + grep);
-        } else {
-          commands.add("kubectl get pods -A -l app=" + d.nodeApp() + " -o wide");
-          commands.add("kubectl describe daemonset -A -l app.kubernetes.io/name=aws-" + d.prefix + "-csi-driver");
-        }
-        if (!f.node().isEmpty()) {
-          commands.add("journalctl -u kubelet --since -" + since + (pv.isEmpty() ? "" : " | grep " + pv)
-              + "   (on node " + f.node() + ")");
-        }
-      }
-      case SCHEDULER, CONTROLLER_MANAGER, SNAPSHOT_CONTROLLER -> {
-        if (actor == Actor.SNAPSHOT_CONTROLLER) {
-          commands.add("kubectl -n kube-system logs deploy/snapshot-controller --since=" + since);
-        }
-      }
-      default -> {
-        Optional<Pod> holder = driver.leaseHolder(actor);
-        if (holder.isPresent()) {
-          String ns = holder.get().getMetadata().getNamespace();
-          String pod = holder.get().getMetadata().getName();
-          commands.add("kubectl -n " + ns + " logs " + pod + " -c " + actor.component + " --since=" + since);
-          commands.add("kubectl -n " + ns + " logs " + pod + " -c " + d.pluginContainer() + " --since=" + since
-              + grep);
-        } else {
-          commands.add("kubectl logs -A -l app=" + d.controllerApp() + " -c " + actor.component + " --prefix --since="
-              + since);
-        }
-      }
-    }
-    if (pvc != null) {
-      commands.add("kubectl -n " + pvc.getMetadata().getNamespace() + " describe pvc " + pvc.getMetadata().getName());
-    }
-    if (f.stage() == Stage.ATTACHING || f.stage() == Stage.DETACHING) {
-      commands.add("kubectl get volumeattachments -o wide" + (pv.isEmpty() ? "" : " | grep " + pv));
-    }
-    return commands;
-  }
-
-  private LogQuery logQuery(DriverState driver, Finding f, VolumeView v) {
-    if (f.stage() == null || f.stage().csiMethod == null) {
-      return null;
-    }
-    // CreateVolume's line names the volume it asks for (name=pvc-UID); every other call names the volume id.
-    String id = f.stage() == Stage.PROVISIONING || f.stage() == Stage.RESTORING ? createName(v) : handle(v.pv());
-    return f.actor() == Actor.NODE_PLUGIN ? nodeQuery(driver, f.node(), f.stage().csiMethod, id)
-        : f.actor().isSidecar() ? controllerQuery(driver, f.actor(), f.stage().csiMethod, id) : null;
-  }
-
-  /** CreateVolume's name: the provisioner's --volume-name-prefix (default pvc), a dash and the claim's UID. */
-  private static String createName(VolumeView v) {
-    String prefix = "pvc";
-    Optional<Pod> holder = v.driver().leaseHolder(Actor.PROVISIONER);
-    List<Pod> pods = holder.map(List::of).orElse(v.driver().controllerPods());
-    for (Pod p : pods) {
-      for (Container c : p.getSpec().getContainers()) {
-        if (c.getName().equals(Actor.PROVISIONER.component) && c.getArgs() != null) {
-          for (String arg : c.getArgs()) {
-            if (arg.startsWith("--volume-name-prefix=")) {
-              prefix = arg.substring(arg.indexOf('=') + 1);
-            }
-          }
-        }
-      }
-    }
-    return v.pvc() == null ? "" : prefix + "-" + v.pvc().getMetadata().getUid();
-  }
-
-  private static LogQuery controllerQuery(DriverState driver, Actor actor, String method, String id) {
-    if (!actor.isSidecar() || method == null) {
-      return null;
-    }
-    Optional<Pod> holder = driver.leaseHolder(actor);
-    List<String> others = driver.controllerPods().stream()
-        .filter(p -> holder.isEmpty() || !p.getMetadata().getName().equals(holder.get().getMetadata().getName()))
-        .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()).toList();
-    return new LogQuery(holder.map(p -> p.getMetadata().getNamespace()).orElse(""),
-        holder.map(p -> p.getMetadata().getName()).orElse(""), driver.driver().pluginContainer(), method, id, others);
-  }
-
-  private static LogQuery nodeQuery(DriverState driver, String node, String method, String id) {
-    if (method == null) {
-      return null;
-    }
-    Pod plugin = driver.nodePlugins().get(node);
-    return new LogQuery(plugin == null ? "" : plugin.getMetadata().getNamespace(),
-        plugin == null ? "" : plugin.getMetadata().getName(), driver.driver().pluginContainer(), method, id,
-        List.of());
-  }
-
-  // ---------------------------------------------------------------- what was seen
-
-  private void describe(VolumeView v, List<String> seen) {
-    PersistentVolumeClaim pvc = v.pvc();
-    if (pvc != null) {
-      Quantity requested = pvc.getSpec().getResources() == null || pvc.getSpec().getResources().getRequests() == null
-          ? null : pvc.getSpec().getResources().getRequests().get("storage");
-      Quantity capacity = pvc.getStatus() == null || pvc.getStatus().getCapacity() == null ? null
-          : pvc.getStatus().getCapacity().get("storage");
-      seen.add("PVC " + pvc.getMetadata().getNamespace() + "/" + pvc.getMetadata().getName() + ": " + phase(pvc)
-          + (pvName(v).isEmpty() ? "" : " to " + pvName(v)) + ", requested " + requested + ", capacity "
-          + (capacity == null ? "-" : capacity) + ", StorageClass " + orNone(storageClassName(v))
-          + (v.storageClass() == null ? "" : " (" + v.storageClass().getProvisioner() + ", "
-              + Objects.requireNonNullElse(v.storageClass().getVolumeBindingMode(), "Immediate") + ")"));
-    }
-    if (v.pv() != null) {
-      PersistentVolume pv = v.pv();
-      seen.add("PV " + pv.getMetadata().getName() + ": " + handle(pv) + ", phase "
-          + (pv.getStatus() == null ? "-" : pv.getStatus().getPhase()) + ", reclaim "
-          + pv.getSpec().getPersistentVolumeReclaimPolicy());
-    }
-    for (VolumeAttachment va : v.attachments()) {
-      boolean attached = va.getStatus() != null && Boolean.TRUE.equals(va.getStatus().getAttached());
-      seen.add("VolumeAttachment " + va.getMetadata().getName() + ": node " + va.getSpec().getNodeName() + ", "
-          + (attached ? "attached" : "not attached") + (va.getMetadata().getDeletionTimestamp() == null ? ""
-              : ", being deleted"));
-    }
-    for (Pod p : v.consumers()) {
-      seen.add("pod " + p.getMetadata().getName() + ": " + (p.getStatus() == null ? "Pending" : p.getStatus().getPhase())
-          + (p.getSpec().getNodeName() == null ? ", not scheduled" : " on " + p.getSpec().getNodeName())
-          + (Readiness.isPodReady(p) ? ", ready" : otherReason(p).map(r -> ", " + r).orElse(", not ready")));
-    }
-    DriverState d = v.driver();
-    for (String node : d.csiNodes().keySet().isEmpty() ? v.consumers().stream().map(p -> p.getSpec().getNodeName())
-        .filter(Objects::nonNull).distinct().toList() : List.copyOf(d.csiNodes().keySet())) {
-      seen.add(registration(d, node));
-      Pod plugin = d.nodePlugins().get(node);
-      seen.add("node plugin on " + node + ": " + (plugin == null ? "no " + d.driver().nodeApp() + " pod"
-          : plugin.getMetadata().getNamespace() + "/" + plugin.getMetadata().getName() + " "
-              + (plugin.getStatus() == null ? "Pending" : plugin.getStatus().getPhase())
-              + (Readiness.isPodReady(plugin) ? ", ready" : ", not ready")));
-    }
-    for (Actor sidecar : d.driver().sidecars) {
-      sidecarEvidence(d, sidecar, v.now(), seen);
-    }
-  }
-
-  private static void sidecarEvidence(DriverState d, Actor sidecar, Instant now, List<String> seen) {
-    Optional<Lease> lease = d.lease(sidecar);
-    seen.add("Lease " + sidecar.leaseName(d.driver()) + " (" + sidecar.component + "): " + lease.map(l ->
-        "held by " + orNone(l.getSpec().getHolderIdentity()) + (expired(l, now) ? ", expired" : "")
-            + (d.leaseHolder(sidecar).isPresent() ? "" : " (no pod of that name)"))
-        .orElse("not found"));
-  }
-
-  private static String registration(DriverState d, String node) {
-    CSINode csiNode = d.csiNodes().get(node);
-    if (csiNode == null) {
-      return "CSINode " + node + ": not found";
-    }
-    Optional<CSINodeDriver> entry = driverEntry(d, node);
-    return "CSINode " + node + ": " + entry.map(e -> d.driver().csiName + " registered, node id " + e.getNodeID()
-        + (e.getAllocatable() != null && e.getAllocatable().getCount() != null ? ", allocatable "
-            + e.getAllocatable().getCount() + " volumes" : "")).orElse(d.driver().csiName + " not registered");
   }
 
   // ---------------------------------------------------------------- helpers
@@ -840,64 +590,6 @@ final class StageInference {
     return d.toMinutes() >= 2 ? d.toMinutes() + "m" : d.toSeconds() + "s";
   }
 
-  /** Why a sidecar cannot be doing its work: no Lease, no holder, an expired Lease; empty when one leads. */
-  private static String sidecarMissing(DriverState d, Actor sidecar, Instant now) {
-    if (!d.driver().sidecars.contains(sidecar)) {
-      return "";
-    }
-    Optional<Lease> lease = d.lease(sidecar);
-    if (lease.isEmpty() || lease.get().getSpec() == null || empty(lease.get().getSpec().getHolderIdentity())
-        .isEmpty()) {
-      return "no " + sidecar.component + " leads: the Lease " + sidecar.leaseName(d.driver()) + " is "
-          + (lease.isEmpty() ? "not there" : "not held") + " (is the " + d.driver().controllerApp()
-          + " Deployment running?)";
-    }
-    if (expired(lease.get(), now)) {
-      return "no " + sidecar.component + " leads: the Lease " + sidecar.leaseName(d.driver()) + " of "
-          + lease.get().getSpec().getHolderIdentity() + " expired (the replica stopped renewing it)";
-    }
-    return "";
-  }
-
-  private static boolean expired(Lease lease, Instant now) {
-    if (lease.getSpec() == null || lease.getSpec().getRenewTime() == null
-        || lease.getSpec().getLeaseDurationSeconds() == null) {
-      return false;
-    }
-    Instant renewed = lease.getSpec().getRenewTime().toInstant();
-    return renewed.plusSeconds(lease.getSpec().getLeaseDurationSeconds()).isBefore(now);
-  }
-
-  private static boolean needsAttach(DriverState d) {
-    if (d.csiDriver() != null && d.csiDriver().getSpec() != null && d.csiDriver().getSpec().getAttachRequired()
-        != null) {
-      return d.csiDriver().getSpec().getAttachRequired();
-    }
-    return d.driver().attachRequired;
-  }
-
-  private static Optional<CSINodeDriver> driverEntry(DriverState d, String node) {
-    CSINode csiNode = d.csiNodes().get(node);
-    if (csiNode == null || csiNode.getSpec() == null || csiNode.getSpec().getDrivers() == null) {
-      return Optional.empty();
-    }
-    return csiNode.getSpec().getDrivers().stream().filter(e -> d.driver().csiName.equals(e.getName())).findFirst();
-  }
-
-  /** Whether the node plugin is registered on the node (CSINode); unknown CSINodes count as registered. */
-  private static boolean registered(DriverState d, String node) {
-    return !d.csiNodes().containsKey(node) || driverEntry(d, node).isPresent();
-  }
-
-  private static String notRegistered(DriverState d, String node) {
-    Pod plugin = d.nodePlugins().get(node);
-    return "the node plugin is not registered on " + node + " (CSINode " + node + " has no " + d.driver().csiName
-        + ")" + (plugin == null ? "; no " + d.driver().nodeApp() + " pod runs there"
-            : "; its pod " + plugin.getMetadata().getName() + " is "
-                + (plugin.getStatus() == null ? "Pending" : plugin.getStatus().getPhase())
-                + (Readiness.isPodReady(plugin) ? "" : ", not ready"));
-  }
-
   private static boolean inUseOn(VolumeView v, String node) {
     Node n = v.driver().nodes().get(node);
     if (n == null || n.getStatus() == null || n.getStatus().getVolumesInUse() == null || v.pv() == null) {
@@ -905,31 +597,6 @@ final class StageInference {
     }
     String unique = "kubernetes.io/csi/" + v.driver().driver().csiName + "^" + handle(v.pv());
     return n.getStatus().getVolumesInUse().contains(unique);
-  }
-
-  /** A reason the pod is not ready that is not its volume: an image pull, a crash, an unready container. */
-  private static Optional<String> otherReason(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
-      return Optional.empty();
-    }
-    for (ContainerStatus s : pod.getStatus().getContainerStatuses()) {
-      if (s.getState() != null && s.getState().getWaiting() != null) {
-        String reason = s.getState().getWaiting().getReason();
-        if (reason != null && !reason.equals("ContainerCreating") && !reason.equals("PodInitializing")) {
-          return Optional.of("container " + s.getName() + " " + reason);
-        }
-      }
-      if (s.getState() != null && s.getState().getRunning() != null && !Boolean.TRUE.equals(s.getReady())) {
-        return Optional.of("container " + s.getName() + " running, not ready");
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static List<Pod> active(List<Pod> pods) {
-    return pods.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> p.getStatus() == null || !List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()))
-        .toList();
   }
 
   private static String consumerNode(VolumeView v) {
@@ -962,25 +629,6 @@ final class StageInference {
     return pvc.getMetadata().getAnnotations() == null ? null : pvc.getMetadata().getAnnotations().get(key);
   }
 
-  private static String phase(PersistentVolumeClaim pvc) {
-    return pvc.getStatus() == null || pvc.getStatus().getPhase() == null ? "Pending" : pvc.getStatus().getPhase();
-  }
-
-  private static String pvName(VolumeView v) {
-    if (v.pv() != null) {
-      return v.pv().getMetadata().getName();
-    }
-    return v.pvc() == null ? "" : empty(v.pvc().getSpec().getVolumeName());
-  }
-
-  private static String storageClassName(VolumeView v) {
-    return v.pvc() == null ? "" : empty(v.pvc().getSpec().getStorageClassName());
-  }
-
-  static String handle(PersistentVolume pv) {
-    return pv == null || pv.getSpec().getCsi() == null ? "" : empty(pv.getSpec().getCsi().getVolumeHandle());
-  }
-
   private static String healthySummary(VolumeView v) {
     if (v.pvc() == null) {
       return "the PV is " + (v.pv().getStatus() == null ? "-" : v.pv().getStatus().getPhase());
@@ -992,11 +640,4 @@ final class StageInference {
     return "Bound to " + pvName(v) + " (" + handle(v.pv()) + "), " + users;
   }
 
-  private static String empty(String s) {
-    return s == null ? "" : s;
-  }
-
-  private static String orNone(String s) {
-    return s == null || s.isEmpty() ? "none" : s;
-  }
 }

@@ -1,5 +1,6 @@
 package io.awscsi.diagnose;
 
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -10,8 +11,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
+import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -47,6 +50,64 @@ final class Views {
     Optional<String> leaseHolderName(Knowledge.Actor actor) {
       return lease(actor).map(l -> l.getSpec() == null ? null : l.getSpec().getHolderIdentity())
           .filter(h -> !h.isEmpty());
+    }
+
+    /** Why a sidecar cannot be doing its work: no Lease, no holder, an expired Lease; empty when one leads. */
+    String sidecarMissing(Knowledge.Actor sidecar, Instant now) {
+      if (!driver.sidecars.contains(sidecar)) {
+        return "";
+      }
+      Optional<Lease> lease = lease(sidecar);
+      if (lease.isEmpty() || lease.get().getSpec() == null || Views.empty(lease.get().getSpec().getHolderIdentity())
+          .isEmpty()) {
+        return "no " + sidecar.component + " leads: the Lease " + sidecar.leaseName(driver) + " is "
+            + (lease.isEmpty() ? "not there" : "not held") + " (is the " + driver.controllerApp()
+            + " Deployment running?)";
+      }
+      if (expired(lease.get(), now)) {
+        return "no " + sidecar.component + " leads: the Lease " + sidecar.leaseName(driver) + " of "
+            + lease.get().getSpec().getHolderIdentity() + " expired (the replica stopped renewing it)";
+      }
+      return "";
+    }
+
+    static boolean expired(Lease lease, Instant now) {
+      if (lease.getSpec() == null || lease.getSpec().getRenewTime() == null
+          || lease.getSpec().getLeaseDurationSeconds() == null) {
+        return false;
+      }
+      Instant renewed = lease.getSpec().getRenewTime().toInstant();
+      return renewed.plusSeconds(lease.getSpec().getLeaseDurationSeconds()).isBefore(now);
+    }
+
+    boolean needsAttach() {
+      if (csiDriver() != null && csiDriver().getSpec() != null && csiDriver().getSpec().getAttachRequired()
+          != null) {
+        return csiDriver().getSpec().getAttachRequired();
+      }
+      return driver.attachRequired;
+    }
+
+    Optional<CSINodeDriver> driverEntry(String node) {
+      CSINode csiNode = csiNodes().get(node);
+      if (csiNode == null || csiNode.getSpec() == null || csiNode.getSpec().getDrivers() == null) {
+        return Optional.empty();
+      }
+      return csiNode.getSpec().getDrivers().stream().filter(e -> driver.csiName.equals(e.getName())).findFirst();
+    }
+
+    /** Whether the node plugin is registered on the node (CSINode); unknown CSINodes count as registered. */
+    boolean registered(String node) {
+      return !csiNodes().containsKey(node) || driverEntry(node).isPresent();
+    }
+
+    String notRegistered(String node) {
+      Pod plugin = nodePlugins().get(node);
+      return "the node plugin is not registered on " + node + " (CSINode " + node + " has no " + driver.csiName
+          + ")" + (plugin == null ? "; no " + driver.nodeApp() + " pod runs there"
+              : "; its pod " + plugin.getMetadata().getName() + " is "
+                  + (plugin.getStatus() == null ? "Pending" : plugin.getStatus().getPhase())
+                  + (Readiness.isPodReady(plugin) ? "" : ", not ready"));
     }
   }
 
@@ -130,5 +191,57 @@ final class Views {
   static Instant created(HasMetadata o) {
     Instant t = o == null ? null : instant(o.getMetadata().getCreationTimestamp());
     return t == null ? Instant.EPOCH : t;
+  }
+
+  /** A reason the pod is not ready that is not its volume: an image pull, a crash, an unready container. */
+  static Optional<String> otherReason(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+      return Optional.empty();
+    }
+    for (ContainerStatus s : pod.getStatus().getContainerStatuses()) {
+      if (s.getState() != null && s.getState().getWaiting() != null) {
+        String reason = s.getState().getWaiting().getReason();
+        if (reason != null && !reason.equals("ContainerCreating") && !reason.equals("PodInitializing")) {
+          return Optional.of("container " + s.getName() + " " + reason);
+        }
+      }
+      if (s.getState() != null && s.getState().getRunning() != null && !Boolean.TRUE.equals(s.getReady())) {
+        return Optional.of("container " + s.getName() + " running, not ready");
+      }
+    }
+    return Optional.empty();
+  }
+
+  static List<Pod> active(List<Pod> pods) {
+    return pods.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> p.getStatus() == null || !List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()))
+        .toList();
+  }
+
+  static String phase(PersistentVolumeClaim pvc) {
+    return pvc.getStatus() == null || pvc.getStatus().getPhase() == null ? "Pending" : pvc.getStatus().getPhase();
+  }
+
+  static String pvName(VolumeView v) {
+    if (v.pv() != null) {
+      return v.pv().getMetadata().getName();
+    }
+    return v.pvc() == null ? "" : empty(v.pvc().getSpec().getVolumeName());
+  }
+
+  static String storageClassName(VolumeView v) {
+    return v.pvc() == null ? "" : empty(v.pvc().getSpec().getStorageClassName());
+  }
+
+  static String handle(PersistentVolume pv) {
+    return pv == null || pv.getSpec().getCsi() == null ? "" : empty(pv.getSpec().getCsi().getVolumeHandle());
+  }
+
+  static String empty(String s) {
+    return s == null ? "" : s;
+  }
+
+  static String orNone(String s) {
+    return s == null || s.isEmpty() ? "none" : s;
   }
 }
