@@ -1,6 +1,5 @@
 package io.awscsi.diagnose;
 
-import io.awscsi.core.logging.LoggingSetup;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -11,9 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
-import org.apache.logging.log4j.Level;
 
 /**
  * {@code aws-csi-driver diagnose pvc|pod|volumesnapshot NAMESPACE/NAME} or {@code diagnose pv NAME}: which stage of
@@ -75,7 +72,11 @@ public final class DiagnoseCommand {
     return HELP.formatted(rows.toString().stripTrailing() + "\n");
   }
 
-  public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+  /**
+   * Runs the command; the caller owns the process's logging (the launcher sets it to warnings on standard error, so
+   * the report is all that reaches standard output).
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
     Options options;
     try {
       options = Options.parse(args);
@@ -95,7 +96,6 @@ public final class DiagnoseCommand {
       out.print(ApiReads.clusterRole());
       return 0;
     }
-    LoggingSetup.configure(LoggingSetup.Format.TEXT, Level.WARN);
     KubernetesClient client;
     try {
       client = client(options);

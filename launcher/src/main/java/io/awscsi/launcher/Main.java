@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 
 /**
@@ -45,7 +46,10 @@ public final class Main {
         case "pre-stop-hook" -> PreStopHook.run(env, err);
         case StartupTaintCommand.NAME -> StartupTaintCommand.run(rest, env, err);
         // In lib/diagnose, on the class path of this subcommand alone (bin/aws-csi-driver): never loaded by a driver.
-        case "diagnose" -> io.awscsi.diagnose.DiagnoseCommand.run(rest, env, out, err);
+        case "diagnose" -> {
+          LoggingSetup.configure(LoggingSetup.Format.TEXT, Level.WARN);
+          yield io.awscsi.diagnose.DiagnoseCommand.run(rest, out, err);
+        }
         case "serve" -> serve(rest, env, out, err);
         default -> {
           err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, diagnose,"
