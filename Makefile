@@ -12,7 +12,7 @@ DIST := dist/aws-csi-driver
 
 .PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup readme-diagnose-table clean
 
-## deps: install what a fresh machine lacks, skipping what is present
+## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
 	@bash hack/install-deps.sh
 
@@ -32,7 +32,8 @@ run: deps build
 	$(DIST)/bin/aws-csi-driver local $(ARGS)
 
 ## test: the whole suite; prints one summary line and fails on any failure
-test: deps
+test:
+	@bash hack/install-deps.sh --test
 	@bash hack/test-all.sh
 
 unit:

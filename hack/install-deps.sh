@@ -31,3 +31,8 @@ fi
   go install github.com/aws/amazon-ec2-metadata-mock/cmd/ec2-metadata-mock@v1.13.0; }
 # The loop-device backend needs loop devices; make sure the module is there (a no-op where it is built in).
 [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+# Test-only parts (`install-deps.sh --test`, as `make test` calls it): LocalStack as a plain process for the
+# LocalStack lane (Python 3.13 venv in .tools/localstack, pinned). `make run` does not need them.
+if [ "${1:-}" = --test ]; then
+  bash "$root/hack/install-localstack.sh"
+fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
-# for EBS and EFS, the lifecycle run), then the distribution's tests (hack/test-dist.sh) and the Helm chart tests.
+# for EBS and EFS, the lifecycle run, the LocalStack lane: lifecycle and csi-sanity for EBS on LocalStack), then the
+# distribution's tests (hack/test-dist.sh) and the Helm chart tests.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,6 +14,8 @@ rm -rf ./*/target/surefire-reports
 mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
   'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+# csi-sanity's counts and the LocalStack lane's lines (what it ran against; EFS stays on moto), from the tests' output.
+grep -h -E '^(csi-sanity|LocalStack lane)' e2e/target/surefire-reports/*-output.txt 2>/dev/null | sort -u || true
 passed=0; failed=0; skipped=0
 while read -r t f e s; do
   passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))

@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param modificationsPerWindow ModifyVolume calls allowed per volume within {@code modificationWindow}
  * @param modificationWindow the rolling window of that limit (24 h on EC2)
  * @param accessPointsPerFileSystem EFS access-point quota per file system
- * @param accountId the account that {@code Owner=self} names (moto's default account)
+ * @param accountId the account {@code Owner=self} names when the emulator cannot say whose the caller is (no STS);
+ *     otherwise the emulator's answer to GetCallerIdentity for the caller's key is used
  */
 public record RealismProfile(
     Latency apiCall,

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.logging.log4j.Level;
 
 /**
@@ -66,19 +65,9 @@ public record DriverOptions(
       Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit, boolean forceUnmountAfterTimeout,
       Duration unmountTimeout, int maxInflightMountCalls, MountBackend mountBackend, Path localRoot) {}
 
-  static final Set<String> BOOLEANS = Set.of("legacy-xfs", "delete-access-point-root-dir", "vol-metrics-opt-in",
-      "force-unmount-after-timeout", "version", "help");
-
-  static final Set<String> KNOWN = Set.of("driver", "mode", "endpoint", "http-endpoint", "log-format", "log-level",
-      "shutdown-grace", "imds-endpoint",
-      "extra-tags", "k8s-tag-cluster-id", "modify-volume-request-handler-timeout", "volume-attach-limit",
-      "reserved-volume-attachments", "legacy-xfs", "device-backend", "loop-state-dir",
-      "tags", "delete-access-point-root-dir", "vol-metrics-opt-in", "vol-metrics-refresh-period",
-      "vol-metrics-fs-rate-limit", "force-unmount-after-timeout", "unmount-timeout", "max-inflight-mount-calls",
-      "efs-mount-backend", "efs-local-root", "version", "help");
-
   public static DriverOptions parse(String[] args, Map<String, String> env) {
-    Flags f = Flags.parse(args, KNOWN, BOOLEANS);
+    // The flags are those of the one table --help prints.
+    Flags f = Usage.SERVE.parse(args);
     if (!f.positional().isEmpty()) {
       throw new IllegalArgumentException("unexpected argument " + f.positional().getFirst() + " (see --help)");
     }

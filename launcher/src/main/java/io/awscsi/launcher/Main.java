@@ -6,6 +6,8 @@ import io.awscsi.core.metrics.ProcessMetrics;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.HttpEndpoint;
+import io.awscsi.core.server.SocketFile;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -71,13 +73,21 @@ public final class Main {
         return 0;
       }
       if (Arrays.asList(args).contains("--help")) {
-        out.println(Usage.TEXT);
+        out.println(Usage.text());
         return 0;
       }
       options = DriverOptions.parse(args, env);
       endpoint = CsiEndpoint.parse(options.endpoint());
       http = options.httpEndpoint().isEmpty() ? null : HttpEndpoint.parseAddress(options.httpEndpoint());
     } catch (IllegalArgumentException e) {
+      err.println("aws-csi-driver: " + e.getMessage());
+      return EXIT_USAGE;
+    }
+    try {
+      // Before anything is opened or read: a start refused for its endpoint touches nothing (no loop device, no file
+      // of the process already serving there).
+      SocketFile.checkFree(endpoint.socketPath());
+    } catch (IOException e) {
       err.println("aws-csi-driver: " + e.getMessage());
       return EXIT_USAGE;
     }
@@ -89,11 +99,19 @@ public final class Main {
     DriverFactories.Built driver;
     try {
       driver = DriverFactories.create(options, metrics, env);
-      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
     } catch (Exception e) {
       log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
       err.println("aws-csi-driver: cannot start: " + e.getMessage());
       return EXIT_FAILURE;
+    }
+    try {
+      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
+    } catch (Exception e) {
+      // Releases clients and the like; the serving driver's loop-device backend keeps every volume as it is.
+      DriverFactories.closeQuietly(driver.provider());
+      log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
+      err.println("aws-csi-driver: cannot start: " + e.getMessage());
+      return e instanceof SocketFile.EndpointInUseException ? EXIT_USAGE : EXIT_FAILURE;
     }
     // The node's metadata was read while the server started; without it the node cannot answer NodeGetInfo.
     Optional<String> failure = driver.awaitStartFailure();
@@ -127,7 +145,7 @@ public final class Main {
 
   static int client(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     try {
-      Flags f = Flags.parse(args, java.util.Set.of("endpoint"), java.util.Set.of());
+      Flags f = Usage.CLIENT.parse(args);
       if (f.positional().isEmpty()) {
         err.println("usage: aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']");
         return EXIT_USAGE;

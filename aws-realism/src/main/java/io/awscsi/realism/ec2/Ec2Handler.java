@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
@@ -58,6 +59,7 @@ public final class Ec2Handler implements ServiceHandler {
   private final RandomGenerator random;
   private final RealismProfile profile;
   private final KeyedLocks locks = new KeyedLocks(256);
+  private final Map<String, String> accounts = new ConcurrentHashMap<>();
 
   public Ec2Handler(UpstreamClient upstream, Ec2State state, Clock clock, RandomGenerator random,
                     RealismProfile profile) {
@@ -500,13 +502,29 @@ public final class Ec2Handler implements ServiceHandler {
         item -> true);
   }
 
+  /**
+   * The account {@code Owner=self} names: the caller's, as the emulator maps its access key (asked once per key),
+   * else the profile's.
+   */
+  private String callerAccount(ProxyRequest request) {
+    String key = request.accessKeyId().orElse("");
+    String known = accounts.get(key);
+    if (known != null) {
+      return known;
+    }
+    String account = moto.callerAccount(request).orElse(profile.accountId());
+    accounts.putIfAbsent(key, account);
+    return account;
+  }
+
   private ProxyResponse describeSnapshots(ProxyRequest request, QueryParams params) {
     List<String> owners = params.list("Owner");
     QueryParams forwarded = params.without(key -> key.startsWith("Owner."));
+    String self = owners.isEmpty() ? "" : callerAccount(request);
     Predicate<Element> owned = owners.isEmpty() ? item -> true : item -> {
       String owner = Xml.text(item, "ownerId").orElse("");
-      return owners.stream().anyMatch(o -> o.equals(owner) || o.equals("self") && owner.equals(profile.accountId())
-          || (o.equals("amazon") || o.equals("aws-marketplace")) && !owner.equals(profile.accountId()));
+      return owners.stream().anyMatch(o -> o.equals(owner) || o.equals("self") && owner.equals(self)
+          || (o.equals("amazon") || o.equals("aws-marketplace")) && !owner.equals(self));
     };
     return describe(request, forwarded, "DescribeSnapshots", "snapshotSet", Set.of("status", "progress"),
         views::rewriteSnapshot, item -> Xml.text(item, "snapshotId").orElse(""), item -> 1,

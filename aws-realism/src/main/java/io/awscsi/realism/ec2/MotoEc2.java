@@ -6,7 +6,11 @@ import io.awscsi.realism.proxy.QueryParams;
 import io.awscsi.realism.proxy.UpstreamClient;
 import io.awscsi.realism.proxy.UpstreamErrorException;
 import io.awscsi.realism.proxy.Xml;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 
@@ -16,6 +20,8 @@ import org.w3c.dom.Element;
 final class MotoEc2 {
 
   static final String DEFAULT_VERSION = "2016-11-15";
+  private static final Pattern SIGNING_SERVICE =
+      Pattern.compile("(Credential=[^/,]+/\\d{8}/[^/,]+/)[^/,]+(/aws4_request)");
 
   private final UpstreamClient upstream;
 
@@ -49,6 +55,32 @@ final class MotoEc2 {
       }
       throw e;
     }
+  }
+
+  /**
+   * The caller's account as the emulator sees it: STS GetCallerIdentity sent upstream with the caller's access key.
+   * Emulators map keys to accounts their own way (moto: 123456789012; LocalStack: 000000000000 for a key that is not
+   * AWS-shaped), as EC2 maps credentials to their account. Empty when the emulator has no STS or no key was sent.
+   */
+  Optional<String> callerAccount(ProxyRequest like) {
+    Optional<String> authorization = like.header("Authorization")
+        .filter(a -> SIGNING_SERVICE.matcher(a).find());
+    if (authorization.isEmpty()) {
+      return Optional.empty();
+    }
+    var headers = new TreeMap<String, List<String>>(String.CASE_INSENSITIVE_ORDER);
+    String stsAuthorization = SIGNING_SERVICE.matcher(authorization.get()).replaceFirst("$1sts$2");
+    headers.put("Authorization", List.of(stsAuthorization));
+    headers.put("Content-Type", List.of("application/x-www-form-urlencoded; charset=utf-8"));
+    like.header("X-Amz-Date").ifPresent(date -> headers.put("X-Amz-Date", List.of(date)));
+    ProxyResponse response = upstream.send(new ProxyRequest("POST", "/", "", headers,
+        "Action=GetCallerIdentity&Version=2011-06-15".getBytes(StandardCharsets.UTF_8)));
+    if (response.isError()) {
+      return Optional.empty();
+    }
+    Element root = Xml.parse(response.body()).getDocumentElement();
+    return Xml.child(root, "GetCallerIdentityResult").flatMap(result -> Xml.text(result, "Account"))
+        .filter(account -> !account.isBlank());
   }
 
   Optional<InstanceView> instance(ProxyRequest like, String instanceId) {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -81,12 +82,17 @@ final class ChildProcess {
 
   /** Terminates the process and its descendants, waits for them, and deletes the log. Idempotent. */
   void stop() {
+    stop(Duration.ofSeconds(5));
+  }
+
+  /** As {@link #stop()}, killing the process once {@code grace} has passed after SIGTERM. */
+  void stop(Duration grace) {
     RUNNING.remove(this);
     List<ProcessHandle> descendants = process.descendants().toList();
     process.destroy();
     descendants.forEach(ProcessHandle::destroy);
     try {
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+      if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);
       }

@@ -13,7 +13,7 @@ public record ProxyRequest(String method, String path, String rawQuery, Map<Stri
                            byte[] body) {
 
   private static final Pattern CREDENTIAL_SCOPE =
-      Pattern.compile("Credential=[^/,]+/\\d{8}/([^/,]+)/([^/,]+)/aws4_request");
+      Pattern.compile("Credential=([^/,]+)/\\d{8}/([^/,]+)/([^/,]+)/aws4_request");
 
   public ProxyRequest {
     var copy = new TreeMap<String, List<String>>(String.CASE_INSENSITIVE_ORDER);
@@ -45,12 +45,17 @@ public record ProxyRequest(String method, String path, String rawQuery, Map<Stri
 
   /** Region from the SigV4 credential scope; moto keeps one state per region and reads it from there too. */
   public Optional<String> signingRegion() {
-    return scope().map(matcher -> matcher.group(1));
+    return scope().map(matcher -> matcher.group(2));
   }
 
   /** Signing name from the SigV4 credential scope: {@code ec2}, {@code elasticfilesystem}, {@code sts}. */
   public Optional<String> signingService() {
-    return scope().map(matcher -> matcher.group(2));
+    return scope().map(matcher -> matcher.group(3));
+  }
+
+  /** The access key id the request was signed with. */
+  public Optional<String> accessKeyId() {
+    return scope().map(matcher -> matcher.group(1));
   }
 
   private Optional<Matcher> scope() {

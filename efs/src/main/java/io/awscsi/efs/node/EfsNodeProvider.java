@@ -3,6 +3,7 @@ package io.awscsi.efs.node;
 import io.awscsi.core.host.CommandRunner;
 import io.awscsi.core.host.FsStats;
 import io.awscsi.core.host.Mounter;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.Readiness;
@@ -10,7 +11,12 @@ import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.core.provider.VolumeStatsReader;
 import io.awscsi.efs.cloud.EfsCloud;
 import io.awscsi.efs.mount.EfsMountBackend;
+import io.awscsi.efs.mount.EfsMountRequest;
+import io.awscsi.efs.mount.MountMatch;
+import io.awscsi.efs.volume.VolumeHandle;
+import io.awscsi.efs.volume.EfsIds;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -52,8 +58,15 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
   /** Builds the node over a prepared mount backend. */
   public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
       CommandRunner runner, EfsMountBackend backend) {
+    // Stats walk a volume's tree: never "/", a kernel file system or another volume. An NFS mount through a TLS
+    // tunnel whose state is not readable cannot be told apart from this volume's and is measured.
+    VolumeStatsCache.VolumeMounts volumeMounts = (volumeId, mount) -> {
+      VolumeHandle handle = VolumeHandle.parse(volumeId);
+      return backend.madeHere(mount) && !(backend.match(new EfsMountRequest(handle.fileSystemId(), handle.path(),
+          handle.accessPointId(), List.of(), mount.readOnly()), mount) instanceof MountMatch.Different);
+    };
     VolumeStatsCache stats = options.volMetricsOptIn()
-        ? new VolumeStatsCache(mounter, new FsStats(runner), options.volMetricsRefreshPeriod(),
+        ? new VolumeStatsCache(mounter, volumeMounts, new FsStats(runner), options.volMetricsRefreshPeriod(),
             options.volMetricsFsRateLimit(), Clock.systemUTC())
         : null;
     EfsVolumePublisher publisher = new EfsVolumePublisher(backend, mounter, options.maxInflightMountCalls(),
@@ -79,6 +92,11 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
   }
 
   /** Not ready when the mount backend cannot work here (efs-utils missing, local root unusable). */
+  @Override
+  public IdSyntax ids() {
+    return EfsIds.SYNTAX;
+  }
+
   @Override
   public Readiness readiness() {
     String reason = backend.unavailableReason();

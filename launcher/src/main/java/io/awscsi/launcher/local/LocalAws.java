@@ -1,13 +1,16 @@
 package io.awscsi.launcher.local;
 
+import io.awscsi.launcher.DriverOptions.Driver;
 import io.awscsi.realism.CallStats;
 import io.awscsi.realism.RealismProfile;
 import io.awscsi.realism.RealismProxy;
 import io.awscsi.realism.process.MetadataMock;
 import io.awscsi.realism.process.MotoServer;
 import java.net.URI;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -44,7 +47,7 @@ public final class LocalAws implements AutoCloseable {
   public static LocalAws start(RealismProfile profile) {
     MotoServer moto = MotoServer.start();
     try {
-      return provision(moto, moto.endpoint(), profile);
+      return provision(moto, moto.endpoint(), profile, true);
     } catch (RuntimeException e) {
       moto.close();
       throw e;
@@ -56,21 +59,33 @@ public final class LocalAws implements AutoCloseable {
    * realism layer and IMDS as in {@link #start}, but no moto process; closing leaves the emulator running.
    */
   public static LocalAws attach(URI emulator, RealismProfile profile) {
-    return provision(null, emulator, profile);
+    return attach(emulator, profile, EnumSet.allOf(Driver.class));
   }
 
-  private static LocalAws provision(MotoServer moto, URI upstream, RealismProfile profile) {
+  /**
+   * As {@link #attach(URI, RealismProfile)} for an emulator that serves only what {@code drivers} need: without EFS
+   * (LocalStack's community edition has none) no file system is made.
+   */
+  public static LocalAws attach(URI emulator, RealismProfile profile, Set<Driver> drivers) {
+    return provision(null, emulator, profile, drivers.contains(Driver.EFS));
+  }
+
+  private static LocalAws provision(MotoServer moto, URI upstream, RealismProfile profile, boolean withEfs) {
     RealismProxy proxy = RealismProxy.builder().upstream(upstream).profile(profile).start();
     try {
       String instanceId;
-      String fileSystemId;
-      try (Ec2Client ec2 = ec2(proxy.endpoint()); EfsClient efs = efs(proxy.endpoint())) {
+      String fileSystemId = null;
+      try (Ec2Client ec2 = ec2(proxy.endpoint())) {
         // moto (and LocalStack, which runs EC2 on moto) accepts any image id unless AMI validation is switched on.
         String ami = "ami-0123456789abcdef0";
         instanceId = ec2.runInstances(r -> r.imageId(ami).minCount(1).maxCount(1)
                 .instanceType(InstanceType.fromValue(INSTANCE_TYPE)).placement(p -> p.availabilityZone(ZONE)))
             .instances().getFirst().instanceId();
-        fileSystemId = efs.createFileSystem(r -> r.creationToken("aws-csi-local").encrypted(true)).fileSystemId();
+      }
+      if (withEfs) {
+        try (EfsClient efs = efs(proxy.endpoint())) {
+          fileSystemId = efs.createFileSystem(r -> r.creationToken("aws-csi-local").encrypted(true)).fileSystemId();
+        }
       }
       MetadataMock imds = MetadataMock.builder().instanceId(instanceId).instanceType(INSTANCE_TYPE)
           .availabilityZone(ZONE).start();
@@ -97,7 +112,11 @@ public final class LocalAws implements AutoCloseable {
     return instanceId;
   }
 
+  /** The EFS file system made at start; none when attached without EFS. */
   public String fileSystemId() {
+    if (fileSystemId == null) {
+      throw new IllegalStateException("this emulated AWS has no EFS (attached for EBS only)");
+    }
     return fileSystemId;
   }
 
