@@ -206,6 +206,14 @@ final class Knowledge {
               + " (InsufficientVolumeCapacity).",
           "Raise the quota in Service Quotas (Amazon Elastic Block Store), delete unused volumes, or use another volume"
               + " type or zone; the provisioner retries by itself once EC2 accepts."),
+      known("efs-access-points", "AccessPointLimitExceeded|access-point quota", CREATE, null,
+          "EFS refused a new access point: the file system has as many as its quota allows (1,000 or 10,000 per file"
+              + " system).",
+          "Raise 'Access points per file system' in Service Quotas, delete unused EFS volumes, or use a StorageClass"
+              + " with provisioningMode efs-dir, which needs no access point."),
+      known("efs-gids", "free GID|no free GID|gidRange", CREATE, null,
+          "Every GID of the StorageClass's gidRangeStart..gidRangeEnd is taken by an access point.",
+          "Widen the range in a new StorageClass, or delete unused EFS volumes of this class."),
       known("bad-parameter", "unknown StorageClass parameter|StorageClass parameter|must be a positive whole number"
               + "|code = InvalidArgument", CREATE, null,
           "The StorageClass has a parameter the driver refuses (the message names it): no volume is created with it.",
@@ -242,6 +250,12 @@ final class Knowledge {
               + " (blockSize, inodeSize, bytesPerInode, numberOfInodes, ext4ClusterSize) or the device.",
           "Read mkfs's words in the message; fix the format parameters in a new StorageClass and use a new claim"
               + " (the device is never formatted over)."),
+      known("efs-mount", "mount\\.efs|efs-utils|port 2049|mount target|Failed to resolve", Set.of(Stage.PUBLISHING,
+              Stage.STAGING), null,
+          "Mounting the EFS file system on the node failed: no mount target in the node's zone, a security group"
+              + " that does not allow NFS (TCP 2049) from the node, or the file system's DNS name not resolvable.",
+          "Check the file system's mount targets and their security groups (aws efs describe-mount-targets"
+              + " --file-system-id FS_ID); the node plugin's log has mount.efs's own words."),
       known("fs-mismatch", "holds an? .*file system but|refusing to format", Set.of(Stage.STAGING), null,
           "The device already has another file system or data: the driver never formats over it.",
           "Set the PV's fsType to the file system the volume has, or use a new volume."),

@@ -49,6 +49,7 @@ final class FakeCluster implements AutoCloseable {
   static final String CONTROLLER = "ebs-csi-controller-5c9f7d8b6-x2x4q";
   static final String STANDBY = "ebs-csi-controller-5c9f7d8b6-k8p7n";
   static final String NODE_PLUGIN = "ebs-csi-node-7hq2m";
+  static final String EFS_CONTROLLER = "efs-csi-controller-6d8f9c7b5-q9w2e";
   static final String GP3 = "gp3";
 
   final KubernetesMockApi api;
@@ -75,6 +76,25 @@ final class FakeCluster implements AutoCloseable {
     c.csiNode(NODE, true);
     c.storageClass(GP3, Map.of("type", "gp3"), "WaitForFirstConsumer");
     return c;
+  }
+
+  /** The EFS driver beside it: its CSIDriver (no attach), a controller pod with the provisioner, its Lease. */
+  void withEfs() {
+    client.storage().v1().csiDrivers().resource(new CSIDriverBuilder().withNewMetadata()
+        .withName("efs.csi.aws.com").endMetadata().withNewSpec().withAttachRequired(false).endSpec().build()).create();
+    List<String> containers = List.of("efs-plugin", "csi-provisioner", "liveness-probe");
+    PodBuilder pod = new PodBuilder().withNewMetadata().withName(EFS_CONTROLLER).withNamespace(DRIVER_NS)
+        .addToLabels("app", "efs-csi-controller").endMetadata().withNewSpec().withNodeName(NODE).endSpec();
+    for (String container : containers) {
+      pod.editSpec().addToContainers(new ContainerBuilder().withName(container).withImage("aws-csi-driver:0.1.0")
+          .build()).endSpec();
+    }
+    client.pods().inNamespace(DRIVER_NS).resource(running(pod.build(), containers)).create();
+    lease(Knowledge.Actor.PROVISIONER.leaseName(Driver.EFS), EFS_CONTROLLER, Instant.now());
+    client.storage().v1().storageClasses().resource(new StorageClassBuilder().withNewMetadata().withName("efs-sc")
+        .endMetadata().withProvisioner("efs.csi.aws.com").withParameters(Map.of("provisioningMode", "efs-ap",
+            "fileSystemId", "fs-0123abcd", "directoryPerms", "700")).withVolumeBindingMode("Immediate")
+        .withReclaimPolicy("Delete").build()).create();
   }
 
   static FakeCluster empty() {

@@ -39,6 +39,8 @@ class KnowledgeTest {
       "STAGING | rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock: connect: connection refused\" | node-plugin-unreachable",
       "ATTACHING | Multi-Attach error for volume \"pvc-1\" Volume is already exclusively attached to one node | multi-attach",
       "ATTACHING | rpc error: code = ResourceExhausted desc = AttachmentLimitExceeded: max attachments | attach-limit",
+      "PROVISIONING | rpc error: code = ResourceExhausted desc = CreateVolume pvc-1: file system fs-1 has reached its access-point quota (AccessPointLimitExceeded) | efs-access-points",
+      "PUBLISHING | rpc error: code = Internal desc = mount.efs fs-1:/ failed: Failed to resolve \"fs-1.efs.us-east-1.amazonaws.com\" | efs-mount",
       "SCHEDULING | 0/3 nodes are available: 3 node(s) had volume node affinity conflict. | zone-conflict",
       "STAGING | rpc error: code = Internal desc = mkfs.ext4 failed: invalid block size - 3000 | mkfs",
       "EXPANDING_CONTROLLER | VolumeModificationRateExceeded: wait 6 hours | modify-rate",

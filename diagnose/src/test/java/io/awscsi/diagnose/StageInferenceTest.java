@@ -136,6 +136,52 @@ class StageInferenceTest {
   }
 
   @Test
+  void anEfsClaimRefusedAnAccessPointIsProvisioningInTheEfsProvisioner() {
+    cluster.withEfs();
+    PersistentVolumeClaim pvc = cluster.pendingClaim("shared", "efs-sc", "5Gi");
+    cluster.editClaim("shared", c -> {
+      c.getMetadata().getAnnotations().put("volume.kubernetes.io/storage-provisioner", "efs.csi.aws.com");
+      return c;
+    });
+    String refusal = "CreateVolume pvc-" + pvc.getMetadata().getUid() + ": file system fs-0123abcd has reached its"
+        + " access-point quota (AccessPointLimitExceeded)";
+    cluster.event(pvc, "Warning", "ProvisioningFailed", "failed to provision volume with StorageClass \"efs-sc\": rpc"
+        + " error: code = ResourceExhausted desc = " + refusal, "efs.csi.aws.com_" + FakeCluster.EFS_CONTROLLER + "_1");
+    cluster.log(DRIVER_NS, FakeCluster.EFS_CONTROLLER, "efs-plugin", SINCE, textLine("WARN", "CreateVolume: name=pvc-"
+        + pvc.getMetadata().getUid() + " duration=90ms outcome=RESOURCE_EXHAUSTED error=\"" + refusal + "\"") + "\n");
+
+    Diagnosis d = diagnosePvc("shared");
+
+    assertThat(d.stage()).isEqualTo(Stage.PROVISIONING);
+    assertThat(d.component()).isEqualTo("csi-provisioner");
+    assertThat(d.where()).isEqualTo("csi-provisioner in kube-system/" + FakeCluster.EFS_CONTROLLER
+        + " (the Lease holder)");
+    assertThat(d.knownError()).isEqualTo("efs-access-points");
+    assertThat(d.driverLog().container()).isEqualTo("efs-plugin");
+    assertThat(d.driverLog().line().outcome()).isEqualTo("RESOURCE_EXHAUSTED");
+    assertThat(d.evidence()).anyMatch(l -> l.startsWith("Lease efs-csi-aws-com (csi-provisioner): held by "
+        + FakeCluster.EFS_CONTROLLER)).noneMatch(l -> l.contains("external-attacher"));
+  }
+
+  @Test
+  void anEfsVolumeIsNotWaitedOnForAnAttach() {
+    cluster.withEfs();
+    cluster.pendingClaim("shared", "efs-sc", "5Gi");
+    cluster.bind("shared", "fs-0123abcd::fsap-0a1b2c3d4e5f60718");
+    cluster.client.persistentVolumes().withName(cluster.claim("shared").getSpec().getVolumeName()).edit(pv -> {
+      pv.getSpec().getCsi().setDriver("efs.csi.aws.com");
+      return pv;
+    });
+    cluster.pod("app", "shared", NODE, false);
+
+    Diagnosis d = diagnosePvc("shared");
+
+    assertThat(d.verdict()).isEqualTo(Verdict.PROGRESSING);
+    assertThat(d.stage()).as("EFS mounts without a VolumeAttachment").isEqualTo(Stage.STAGING);
+    assertThat(d.where()).startsWith("the node plugin on " + NODE);
+  }
+
+  @Test
   void aBadStorageClassParameterIsProvisioningWithTheParameterNamed() {
     cluster.storageClass("fast", Map.of("type", "gp3", "iops", "lots"), "Immediate");
     PersistentVolumeClaim pvc = cluster.pendingClaim("bad", "fast", "1Gi");
