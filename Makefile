@@ -14,7 +14,7 @@ IMAGE_REPO ?= localhost/aws-csi
 IMAGE_TAG ?=
 SIDECARS ?=
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean \
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup readme-diagnose-table clean \
 	cluster-build cluster-up cluster-down test-cluster image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
@@ -95,6 +95,10 @@ bench-startup: build-aot
 ## bench: controller lifecycle under throttling, node stage+publish, node RSS under load
 bench: build
 	@bash hack/bench.sh
+
+## readme-diagnose-table: rewrite the README's "which log for which stage" table from diagnose's Knowledge
+readme-diagnose-table:
+	$(MVN) -q -pl diagnose -am test -Dtest=StageTableTest -Dsurefire.failIfNoSpecifiedTests=false -Ddiagnose.updateReadme=true
 
 clean:
 	$(MVN) -q clean

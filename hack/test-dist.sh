@@ -3,7 +3,8 @@
 # cache choice, the emulators reachable from `local` alone), the AOT training script the Dockerfile runs, and the node
 # plugin started from it against a loopback IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear
 # exit when metadata is unreachable, SIGTERM, the kubelet registration served in one container) and a Kubernetes API
-# stand-in (the startup taint removed by a child process, never in the node).
+# stand-in (the startup taint removed by a child process, never in the node; the diagnose command from the script,
+# its jar on its own class path alone).
 # Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -172,14 +173,19 @@ the_application_jar_alone_cannot_run_local() {
   [ "$rc" -eq 2 ] && grep -q 'bin/aws-csi-driver local' "$work/nolocal.out"
 }
 
+# kubeconfig_for PORTFILE: a kubeconfig for the Kubernetes API stand-in listening on the port in PORTFILE
+kubeconfig_for() {
+  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:%s"}}]\n%s\n' \
+    "$(cat "$1")" 'users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x'
+}
+
 # The node on a "cluster": its startup taint goes, removed by a child JVM; the node itself loads no Kubernetes client.
 the_startup_taint_is_removed_by_a_child_process_not_the_node() {
   python3 "$root/hack/kube-standin.py" "$work/kube-port" "$work/patches" & pids+=($!)
   for _ in $(seq 1 100); do [ -s "$work/kube-port" ] && break; sleep 0.05; done
-  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:%s"}}]\n%s\n' \
-    "$(cat "$work/kube-port")" 'users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x' >"$work/kubeconfig"
+  kubeconfig_for "$work/kube-port" >"$work/kubeconfig"
   DISABLE_TAINT_WATCHER= KUBECONFIG="$work/kubeconfig" CSI_NODE_NAME=node-1 \
     JAVA_OPTS="-Xlog:class+load=info:file=$work/tainted-classes.txt" start tainted --driver ebs --mode node
   wait_socket tainted || return 1
@@ -188,9 +194,26 @@ current-context: x' >"$work/kubeconfig"
   grep -q '/api/v1/nodes/node-1 .*"op":"replace","path":"/spec/taints","value":\[{"effect":"NoSchedule","key":"example.com/keep"}\]' \
     "$work/patches" || { echo "no patch removing the startup taint"; return 1; }
   if grep 'io\.fabric8.*source: file' "$work/tainted-classes.txt"; then echo "the node loaded the Kubernetes client"; return 1; fi
+  if grep 'io\.awscsi\.diagnose' "$work/tainted-classes.txt"; then echo "the node loaded diagnose"; return 1; fi
   # the child logged its outcome on the node's output and is gone
   for _ in $(seq 1 50); do pgrep -f "remove-startup-taint --driver ebs" >/dev/null || break; sleep 0.1; done
   ! pgrep -f "remove-startup-taint --driver ebs"
+}
+
+# `diagnose` runs from the script with lib/diagnose on its class path (no serving process has it), against a cluster
+# named by a kubeconfig: the stand-in has no such claim, so it cannot tell (exit 2) and says why.
+diagnose_runs_from_the_script_with_its_own_class_path() {
+  [[ "$(cmdline node)" != *"lib/diagnose"* && "$(cmdline controller)" != *"lib/diagnose"* ]] \
+    || { echo "a serving process has lib/diagnose on its class path"; return 1; }
+  "$cli" diagnose --help | grep -q "Which log for which stage" || return 1
+  "$cli" diagnose --print-rbac | grep -q 'resources: \["pods/log"\]' || return 1
+  python3 "$root/hack/kube-standin.py" "$work/diag-port" "$work/diag-patches" & pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$work/diag-port" ] && break; sleep 0.05; done
+  kubeconfig_for "$work/diag-port" >"$work/diag-kubeconfig"
+  local code=0
+  "$cli" diagnose pvc shop/data --kubeconfig "$work/diag-kubeconfig" -o json >"$work/diag.json" || code=$?
+  cat "$work/diag.json"
+  [ "$code" -eq 2 ] && grep -q '"summary" : "PVC shop/data not found"' "$work/diag.json"
 }
 
 # The EFS node from the same distribution (its class path has what it needs, e.g. the EFS SDK).
@@ -236,5 +259,7 @@ check "the EFS node is ready and answers NodeGetInfo" efs_node_is_ready_and_answ
 check "the node needs no temporary directory (Netty's library loads from lib/native)" node_needs_no_temporary_directory
 check "the startup taint is removed by a child process, the node loads no Kubernetes client" \
   the_startup_taint_is_removed_by_a_child_process_not_the_node
+check "diagnose runs from the script, lib/diagnose on its class path alone" \
+  diagnose_runs_from_the_script_with_its_own_class_path
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

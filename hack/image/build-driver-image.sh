@@ -85,7 +85,7 @@ if [ "$(cat "$rootfs.key" 2>/dev/null)" != "$base_key" ] || ! has_tag "driver-ba
 fi
 
 # --- jre: the jlink runtime ---------------------------------------------------------------------------------------
-jars_key="$(cat "$dist"/lib/*.jar "$dist"/lib/controller/*.jar | key)"
+jars_key="$(cat "$dist"/lib/*.jar "$dist"/lib/controller/*.jar "$dist"/lib/diagnose/*.jar | key)"
 if [ "$(cut -d' ' -f1 "$work/modules" 2>/dev/null)" != "$jars_key" ]; then
   echo "$jars_key $(bash "$here/jlink-runtime.sh" --modules "$dist")" >"$work/modules"
 fi

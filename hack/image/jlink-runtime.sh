@@ -2,7 +2,8 @@
 # The Java runtime of the driver image, made the same way by both image builds (the Dockerfile's build stage and
 # hack/image/build-driver-image.sh): jlink of only the modules the distribution's jars need (jdeps), plus modules
 # reached without a static reference: jdk.unsupported (Netty and protobuf use sun.misc.Unsafe), jdk.naming.dns (JNDI
-# DNS lookups), jdk.management (process metrics). lib/local (the `local` subcommand's emulators) is not in the image.
+# DNS lookups), jdk.management (process metrics). lib/diagnose (the diagnose command) is in the image; lib/local (the
+# `local` subcommand's emulators) is not.
 # Usage: jlink-runtime.sh DIST_DIR OUT_DIR [MODULES]   (MODULES: a list printed by --modules, to skip jdeps)
 #        jlink-runtime.sh --modules DIST_DIR           (prints the module list)
 set -euo pipefail
@@ -11,7 +12,8 @@ extra=jdk.unsupported,jdk.naming.dns,jdk.management
 modules() {
   local dist="$1" deps
   deps="$("$jdk/bin/jdeps" --ignore-missing-deps --multi-release 25 --print-module-deps \
-    --class-path "$dist/lib/*:$dist/lib/controller/*" "$dist"/lib/*.jar "$dist"/lib/controller/*.jar)"
+    --class-path "$dist/lib/*:$dist/lib/controller/*:$dist/lib/diagnose/*" "$dist"/lib/*.jar "$dist"/lib/controller/*.jar \
+    "$dist"/lib/diagnose/*.jar)"
   echo "$deps,$extra" | tr ',' '\n' | sort -u | paste -sd,
 }
 if [ "${1:-}" = --modules ]; then

@@ -38,6 +38,9 @@ UPSTREAM_VALUE_SETS = HERE / "upstream" / "values"
 LAUNCHER_USAGE = HELM_DIR.parent / "launcher" / "src" / "main" / "java" / "io" / "awscsi" / "launcher" / "Usage.java"
 LIBRARY_COMMON = HELM_DIR / "aws-csi-lib" / "templates" / "_common.tpl"
 CRD_SCHEMAS = HERE / "schemas"
+# What `aws-csi-driver diagnose` reads: the rules its ClusterRole must grant, no more.
+DIAGNOSE_READS = HELM_DIR.parent / "diagnose" / "src" / "main" / "resources" / "io" / "awscsi" / "diagnose" / \
+    "api-reads.txt"
 DEFAULT_KUBE_VERSION = "1.34.0"
 RELEASE_NAMESPACE = "kube-system"
 
@@ -437,6 +440,9 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         if not named(docs, role_kind, binding["roleRef"]["name"]):
             problems.append(f"{binding['metadata']['name']}: {role_kind} {binding['roleRef']['name']} not rendered")
         for subject in binding["subjects"]:
+            if subject.get("kind", "ServiceAccount") != "ServiceAccount" or \
+                    subject.get("namespace", RELEASE_NAMESPACE) != RELEASE_NAMESPACE:
+                continue  # users, groups, accounts elsewhere (the diagnose role's subjects) are not the chart's
             if subject["name"] not in accounts and values.get("controller", {}).get("serviceAccount", {}).get(
                     "create", True) and values.get("node", {}).get("serviceAccount", {}).get("create", True):
                 problems.append(f"{binding['metadata']['name']}: service account {subject['name']} not rendered")
@@ -478,6 +484,48 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
     for binding in objects(docs, "ClusterRoleBinding"):
         if binding["roleRef"]["name"] == "efs-csi-external-provisioner-role-describe-secrets":
             problems.append(f"{binding['metadata']['name']}: the secrets role bound cluster-wide")
+    return problems
+
+
+def diagnose_reads() -> set[tuple[str, str, str]]:
+    """(apiGroup, resource, verb) of every read of `aws-csi-driver diagnose` (its api-reads.txt)."""
+    triples = set()
+    for line in DIAGNOSE_READS.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        group, resource, verbs = line.split()
+        for verb in verbs.split(","):
+            triples.add(("" if group == '""' else group, resource, verb))
+    return triples
+
+
+def check_diagnose_role(docs: list[dict], values: dict) -> list[str]:
+    """The diagnose ClusterRole: absent unless diagnose.clusterRole.create; then exactly the command's reads, bound to
+    the subjects given (no binding without them)."""
+    wanted = (values.get("diagnose") or {}).get("clusterRole") or {}
+    name = wanted.get("name") or None
+    roles = [r for r in objects(docs, "ClusterRole")
+             if r["metadata"]["name"] == name or (not name and r["metadata"]["name"].endswith("-diagnose"))]
+    if not wanted.get("create"):
+        return [f"ClusterRole {r['metadata']['name']} rendered, but diagnose.clusterRole.create is off" for r in roles]
+    if len(roles) != 1:
+        return [f"one diagnose ClusterRole expected, got {[r['metadata']['name'] for r in roles]}"]
+    role = roles[0]
+    have = {(g, res, v) for rule in role["rules"] for g in rule["apiGroups"] for res in rule["resources"]
+            for v in rule["verbs"]}
+    problems = []
+    if missing := diagnose_reads() - have:
+        problems.append(f"{role['metadata']['name']}: diagnose reads, but is not granted {sorted(missing)}")
+    if extra := have - diagnose_reads():
+        problems.append(f"{role['metadata']['name']}: grants what diagnose never reads {sorted(extra)}")
+    if writes := {v for _, _, v in have} - {"get", "list", "watch"}:
+        problems.append(f"{role['metadata']['name']}: not read-only: {sorted(writes)}")
+    bindings = [b for b in objects(docs, "ClusterRoleBinding") if b["roleRef"]["name"] == role["metadata"]["name"]]
+    subjects = wanted.get("subjects") or []
+    if subjects and (len(bindings) != 1 or bindings[0]["subjects"] != subjects):
+        problems.append(f"bound as {[b['subjects'] for b in bindings]}, asked for {subjects}")
+    if not subjects and bindings:
+        problems.append(f"bound to {bindings[0]['subjects']} although no subjects were given")
     return problems
 
 
@@ -862,6 +910,9 @@ INVALID_VALUES = [
     ("EFS file system id malformed", ["--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=vol-1"],
      "fileSystemId"),
     ("snapshot class without deletionPolicy", ["--set", "volumeSnapshotClasses[0].name=x"], "deletionPolicy"),
+    ("a diagnose role subject of an unknown kind",
+     ["--set", "diagnose.clusterRole.subjects[0].kind=Robot", "--set", "diagnose.clusterRole.subjects[0].name=r2"],
+     "kind"),
     ("storage class for an unknown driver",
      ["--set", "storageClasses[0].name=x", "--set", "storageClasses[0].driver=fsx"], "driver"),
     ("IRSA role that is not a role ARN", ["--set", "ebs.controller.serviceAccount.roleArn=my-role"], "roleArn"),
@@ -1020,6 +1071,8 @@ def main() -> int:
             ("sidecars as upstream (VAC fallback, registrar and livenessprobe health)",
              lambda: check_sidecars_as_upstream(docs, values)),
             ("kubelet registration: sidecars, or one container", lambda: check_kubelet_registration(docs, values)),
+            ("diagnose ClusterRole only when asked, exactly the command's reads",
+             lambda: check_diagnose_role(docs, values)),
         ]
         if value_set.chart == "aws-csi-driver":
             checks += [

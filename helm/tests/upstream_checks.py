@@ -745,6 +745,11 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
         notes = notes_of(tools, charts[chart_name], None)
         results.record(f"{chart_name}: NOTES.txt lists nothing as not applied with the default values",
                        need("Accepted but not applied" not in notes and "RENDER FAILED" not in notes, notes))
+    for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver", "aws-csi-driver"):
+        notes = notes_of(tools, charts[chart_name], None, ["--set", "diagnose.clusterRole.create=true"])
+        results.record(f"{chart_name}: NOTES.txt names the diagnose ClusterRole and how to bind it",
+                       need(f"read-only ClusterRole {chart_name}-diagnose" in notes
+                            and "kubectl create clusterrolebinding" in notes, notes))
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as typo:
         typo.write("controler:\n  replicaCount: 3\nnode:\n  tolerateAllTaint: false\n")
         typo.flush()

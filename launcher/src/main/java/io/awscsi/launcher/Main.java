@@ -16,13 +16,15 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 
 /**
  * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
- * Subcommands: {@code client} (call an RPC by hand), {@code pre-stop-hook} (EBS node preStop),
- * {@code remove-startup-taint} (the node's child process for its taint). {@code local} (the local runtime on emulated
- * AWS) is io.awscsi.local.LocalMain, in lib/local: the application jar holds no emulator.
+ * Subcommands: {@code client} (call an RPC by hand), {@code diagnose} (which stage of a volume is stuck, from the
+ * Kubernetes API; its jar is in lib/diagnose), {@code pre-stop-hook} (EBS node preStop), {@code remove-startup-taint}
+ * (the node's child process for its taint). {@code local} (the local runtime on emulated AWS) is
+ * io.awscsi.local.LocalMain, in lib/local: the application jar holds no emulator.
  */
 public final class Main {
 
@@ -54,10 +56,15 @@ public final class Main {
         case "client" -> client(rest, env, out, err);
         case "pre-stop-hook" -> PreStopHook.run(env, err);
         case StartupTaintCommand.NAME -> StartupTaintCommand.run(rest, env, err);
+        // In lib/diagnose, on the class path of this subcommand alone (bin/aws-csi-driver): never loaded by a driver.
+        case "diagnose" -> {
+          LoggingSetup.configure(LoggingSetup.Format.TEXT, Level.WARN);
+          yield io.awscsi.diagnose.DiagnoseCommand.run(rest, out, err);
+        }
         case "serve" -> serve(rest, env, out, err);
         default -> {
-          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, pre-stop-hook or "
-              + StartupTaintCommand.NAME);
+          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, diagnose,"
+              + " pre-stop-hook or " + StartupTaintCommand.NAME);
           yield EXIT_USAGE;
         }
       };

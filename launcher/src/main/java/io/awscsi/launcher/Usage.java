@@ -79,6 +79,8 @@ public final class Usage {
         %s
         %s
         %s RPC ['{json request}']
+        aws-csi-driver diagnose pvc|pod|volumesnapshot NAMESPACE/NAME | pv NAME [-o json] [--since 1h]
+                                       which stage of a volume is stuck, which log says why (diagnose --help)
         aws-csi-driver pre-stop-hook
         %s   (the node runs it as a child process)
 

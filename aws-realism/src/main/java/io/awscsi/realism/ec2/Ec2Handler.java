@@ -142,6 +142,33 @@ public final class Ec2Handler implements ServiceHandler {
     state.release(volumeId, clock.instant());
   }
 
+  /**
+   * {@code POST /realism/ec2/attachments/hold?volumeId=vol-...} and {@code .../release?volumeId=...}:
+   * {@link #holdAttaching} and {@link #releaseAttaching} for a process outside this one (the cluster suite holds an
+   * attach in {@code attaching}, as EC2 sometimes does).
+   */
+  @Override
+  public Optional<ProxyResponse> admin(ProxyRequest request) {
+    String path = request.path();
+    if (!request.method().equals("POST") || !path.startsWith("/realism/ec2/attachments/")) {
+      return Optional.empty();
+    }
+    Optional<String> volumeId = QueryParams.parse(request.rawQuery() == null ? "" : request.rawQuery())
+        .get("volumeId");
+    if (volumeId.isEmpty() || !volumeId.get().startsWith("vol-")) {
+      return Optional.of(ProxyResponse.json(400, "{\"message\": \"" + path + " needs ?volumeId=vol-...\"}"));
+    }
+    switch (path) {
+      case "/realism/ec2/attachments/hold" -> holdAttaching(volumeId.get());
+      case "/realism/ec2/attachments/release" -> releaseAttaching(volumeId.get());
+      default -> {
+        return Optional.of(ProxyResponse.json(404, "{\"message\": \"unknown endpoint " + path
+            + "; use /realism/ec2/attachments/hold or /release\"}"));
+      }
+    }
+    return Optional.of(ProxyResponse.json(200, "{\"status\": \"ok\"}"));
+  }
+
   // ---- volumes ----
 
   private ProxyResponse createVolume(ProxyRequest request, QueryParams params) {

@@ -113,6 +113,12 @@ public final class RealismHttpHandler implements HttpHandler {
     if (!path.startsWith("/realism/")) {
       return Optional.empty();
     }
+    for (ServiceHandler handler : handlers) {
+      Optional<ProxyResponse> own = handler.admin(request);
+      if (own.isPresent()) {
+        return own;
+      }
+    }
     return Optional.of(switch (request.method() + " " + path) {
       case "GET /realism/stats" -> ProxyResponse.json(200, toJson(recorder.snapshot()));
       case "POST /realism/stats/reset" -> {
