@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -335,6 +336,14 @@ final class ClusterFixture implements AutoCloseable {
         .filter(n -> !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
         .filter(Readiness::isNodeReady)
         .toList();
+  }
+
+  /** Waits until the kubelet on {@code node} has {@code driver} registered (its CSINode lists it). */
+  void awaitDriverRegistered(String node, String driver) {
+    Eventually.await(driver + " registered on " + node, Duration.ofMinutes(3), () -> {
+      CSINode csiNode = client.storage().v1().csiNodes().withName(node).get();
+      return csiNode != null && csiNode.getSpec().getDrivers().stream().anyMatch(d -> d.getName().equals(driver));
+    });
   }
 
   static String zoneOf(Node node) {

@@ -8,10 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.awscsi.diagnose.DiagnoseCommand;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,11 +31,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code aws-csi-driver diagnose} against the real cluster, one fault per case (issue 18 item 5): CreateVolume refused
  * by EC2 with a quota error, a bad StorageClass parameter, an attach stuck in attaching, the node plugin not running
  * on the pod's node, mkfs failing, a resize refused, a snapshot failing; each asserts the stage, the component and
- * the message diagnose reports. A healthy claim reports healthy. The EC2 faults come from the realism layer, so those
- * cases need the local cluster (e2e/kube-local); the others run on any cluster.
+ * the message diagnose reports. A healthy claim reports healthy. The EC2 faults come from the realism layer
+ * ({@link LocalCluster#injectFault}, {@link LocalCluster#holdAttaching}), so those cases need the local cluster
+ * (e2e/kube-local); the others run on any cluster. The node plugin is taken off its node by the
+ * {@link DriverDeployment} the suite runs.
  */
 @Tag("cluster")
-@ExtendWith(ClusterAvailable.class)
+@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
 class DiagnoseTest {
 
   private static final ResourceDefinitionContext VOLUME_SNAPSHOT = new ResourceDefinitionContext.Builder()
@@ -47,15 +46,14 @@ class DiagnoseTest {
   /** How long a fault may take to show (the attacher's retries, the kubelet's mount backoff, the resizer's). */
   private static final Duration SHOWS_WITHIN = Duration.ofMinutes(6);
 
+  private static final String NEEDS_REALISM = "needs the realism layer in front of emulated EC2 (local cluster)";
+
   private ClusterFixture cluster;
-  private DiagnoseFaults faults;
-  private final List<String> storageClasses = new ArrayList<>();
   private final List<Runnable> undo = new ArrayList<>();
 
   @BeforeEach
   void open() {
     cluster = ClusterFixture.open();
-    faults = DiagnoseFaults.fromEnvironment(System.getenv());
   }
 
   @AfterEach
@@ -64,12 +62,11 @@ class DiagnoseTest {
       for (Runnable u : undo.reversed()) {
         u.run();
       }
-      faults.clearEc2Faults();
-      cluster.close();
-    } finally {
-      for (String sc : storageClasses) {
-        cluster.client.storage().v1().storageClasses().withName(sc).delete();
+      if (cluster.local()) {
+        cluster.localCluster().clearFaults();
       }
+    } finally {
+      cluster.close();
     }
   }
 
@@ -90,10 +87,10 @@ class DiagnoseTest {
 
   @Test
   void createVolumeRefusedByEc2WithAQuotaErrorIsProvisioning() {
-    assumeTrue(faults.canInjectEc2Faults(), "needs the realism layer in front of emulated EC2 (local cluster)");
-    String sc = storageClass("quota", Map.of("type", "gp3"), "Immediate");
+    assumeTrue(cluster.local(), NEEDS_REALISM);
+    String sc = cluster.storageClass("quota", Map.of("type", "gp3"), "Immediate");
     // 7 GiB: no other claim of the suite asks for it, so only this CreateVolume is refused.
-    faults.ec2Fault("CreateVolume", Map.of("Size", "7"), "VolumeLimitExceeded",
+    cluster.localCluster().injectFault("ec2", "CreateVolume", Map.of("Size", "7"), "VolumeLimitExceeded",
         "You have exceeded your maximum gp3 storage limit of 100 TiB in this region (cluster-suite fault)");
     cluster.createPvc("big", sc, "7Gi", "ReadWriteOnce");
 
@@ -106,7 +103,7 @@ class DiagnoseTest {
 
   @Test
   void aBadStorageClassParameterIsProvisioningWithTheParameterNamed() {
-    String sc = storageClass("bad-iops", Map.of("type", "gp3", "iops", "lots"), "Immediate");
+    String sc = cluster.storageClass("bad-iops", Map.of("type", "gp3", "iops", "lots"), "Immediate");
     cluster.createPvc("bad", sc, "1Gi", "ReadWriteOnce");
 
     Report r = diagnoseUntil("pvc", cluster.namespace + "/bad", d -> "Provisioning".equals(stage(d)));
@@ -117,12 +114,12 @@ class DiagnoseTest {
 
   @Test
   void anAttachStuckInAttachingIsAttachingInTheAttacher() {
-    assumeTrue(faults.canInjectEc2Faults(), "needs the realism layer in front of emulated EC2 (local cluster)");
-    String sc = storageClass("attach", Map.of("type", "gp3"), "Immediate");
+    assumeTrue(cluster.local(), NEEDS_REALISM);
+    String sc = cluster.storageClass("attach", Map.of("type", "gp3"), "Immediate");
     String volumeId = provisioned("data", sc, "1Gi");
-    faults.holdAttaching(volumeId);
-    undo.add(() -> faults.releaseAttaching(volumeId));
-    createPod("app", "data", firstNode());
+    cluster.localCluster().holdAttaching(volumeId);
+    undo.add(() -> cluster.localCluster().releaseAttaching(volumeId));
+    cluster.createPod("app", "data", "sleep 86400", firstNode());
 
     // The driver gives an attach that stays attaching 90 s, detaches it and answers UNAVAILABLE naming it.
     Report r = diagnoseUntil("pvc", cluster.namespace + "/data", d -> "attach-stuck".equals(known(d)));
@@ -134,12 +131,15 @@ class DiagnoseTest {
 
   @Test
   void theNodePluginNotRunningOnThePodsNodeIsTheNodePlugins() {
-    String sc = storageClass("plugin", Map.of("type", "gp3"), "Immediate");
+    String sc = cluster.storageClass("plugin", Map.of("type", "gp3"), "Immediate");
     provisioned("data", sc, "1Gi");
     String node = firstNode();
-    faults.stopNodePlugin(cluster.client, node);
-    undo.add(() -> faults.restoreNodePlugin(cluster.client, node));
-    createPod("app", "data", node);
+    cluster.driver().stopNodePlugin(node);
+    undo.add(() -> {
+      cluster.driver().restoreNodePlugin(node);
+      cluster.awaitDriverRegistered(node, "ebs.csi.aws.com");
+    });
+    cluster.createPod("app", "data", "sleep 86400", node);
 
     // Stopped cleanly, the plugin deregisters and the attach fails for want of its node id; killed, its
     // registration stays and the kubelet cannot reach it for the mount.
@@ -159,11 +159,11 @@ class DiagnoseTest {
   @Test
   void mkfsFailingIsStagingOnThePodsNode() {
     // mkfs.ext4 refuses a block size under 1024 bytes; the controller accepts any positive one.
-    String sc = storageClass("mkfs", Map.of("type", "gp3", "csi.storage.k8s.io/fstype", "ext4", "blockSize", "512"),
-        "Immediate");
+    String sc = cluster.storageClass("mkfs", Map.of("type", "gp3", "csi.storage.k8s.io/fstype", "ext4",
+        "blockSize", "512"), "Immediate");
     provisioned("data", sc, "1Gi");
     String node = firstNode();
-    createPod("app", "data", node);
+    cluster.createPod("app", "data", "sleep 86400", node);
 
     Report r = diagnoseUntil("pvc", cluster.namespace + "/data", d -> "Staging".equals(stage(d))
         && "failed".equals(d.path("verdict").asText()));
@@ -175,11 +175,11 @@ class DiagnoseTest {
 
   @Test
   void aResizeRefusedByEc2IsExpandingInTheResizer() {
-    assumeTrue(faults.canInjectEc2Faults(), "needs the realism layer in front of emulated EC2 (local cluster)");
-    String sc = storageClass("resize", Map.of("type", "gp3"), "Immediate");
+    assumeTrue(cluster.local(), NEEDS_REALISM);
+    String sc = cluster.storageClass("resize", Map.of("type", "gp3"), "Immediate");
     String volumeId = provisioned("data", sc, "1Gi");
     cluster.startPod("app", "data", "sleep 86400", null);
-    faults.ec2Fault("ModifyVolume", Map.of("VolumeId", volumeId), "VolumeModificationRateExceeded",
+    cluster.localCluster().injectFault("ec2", "ModifyVolume", Map.of("VolumeId", volumeId), "VolumeModificationRateExceeded",
         "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between"
             + " modifications per EBS volume (cluster-suite fault)");
     cluster.client.persistentVolumeClaims().inNamespace(cluster.namespace).withName("data").edit(pvc -> {
@@ -197,11 +197,11 @@ class DiagnoseTest {
 
   @Test
   void aSnapshotRefusedByEc2IsSnapshottingInTheSnapshotter() {
-    assumeTrue(faults.canInjectEc2Faults(), "needs the realism layer in front of emulated EC2 (local cluster)");
+    assumeTrue(cluster.local(), NEEDS_REALISM);
     assumeTrue(cluster.client.apiextensions().v1().customResourceDefinitions()
         .withName("volumesnapshots.snapshot.storage.k8s.io").get() != null, "the cluster has no snapshot CRDs");
-    String volumeId = provisioned("data", storageClass("snap", Map.of("type", "gp3"), "Immediate"), "1Gi");
-    faults.ec2Fault("CreateSnapshot", Map.of("VolumeId", volumeId), "SnapshotLimitExceeded",
+    String volumeId = provisioned("data", cluster.storageClass("snap", Map.of("type", "gp3"), "Immediate"), "1Gi");
+    cluster.localCluster().injectFault("ec2", "CreateSnapshot", Map.of("VolumeId", volumeId), "SnapshotLimitExceeded",
         "The maximum number of snapshots has been reached (cluster-suite fault)");
     cluster.client.genericKubernetesResources(VOLUME_SNAPSHOT).inNamespace(cluster.namespace).resource(
         new GenericKubernetesResourceBuilder().withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
@@ -241,7 +241,9 @@ class DiagnoseTest {
 
   private Report diagnose(String kind, String ref) {
     List<String> base = new ArrayList<>(List.of(kind, ref));
-    faults.kubeconfig().ifPresent(k -> base.addAll(List.of("--kubeconfig", k)));
+    if (cluster.local()) {
+      base.addAll(List.of("--kubeconfig", cluster.localCluster().kubeconfig().toString()));
+    }
     List<String> json = new ArrayList<>(base);
     json.addAll(List.of("-o", "json"));
     Run asJson = run(json);
@@ -290,32 +292,10 @@ class DiagnoseTest {
 
   // ---------------------------------------------------------------- objects
 
-  private String storageClass(String suffix, Map<String, String> parameters, String bindingMode) {
-    String name = cluster.namespace + "-" + suffix;
-    cluster.client.storage().v1().storageClasses().resource(new StorageClassBuilder().withNewMetadata()
-        .withName(name).endMetadata().withProvisioner("ebs.csi.aws.com").withParameters(parameters)
-        .withVolumeBindingMode(bindingMode).withReclaimPolicy("Delete").withAllowVolumeExpansion(true).build())
-        .create();
-    storageClasses.add(name);
-    return name;
-  }
-
   /** A claim of an Immediate class, waited for until bound: its volume id. */
   private String provisioned(String claim, String storageClass, String size) {
     cluster.createPvc(claim, storageClass, size, "ReadWriteOnce");
-    Eventually.await("PVC " + claim + " Bound", Duration.ofMinutes(3), () -> "Bound".equals(pvc(claim).getStatus()
-        .getPhase()));
-    return cluster.client.persistentVolumes().withName(pvc(claim).getSpec().getVolumeName()).get().getSpec().getCsi()
-        .getVolumeHandle();
-  }
-
-  private PersistentVolumeClaim pvc(String name) {
-    return cluster.client.persistentVolumeClaims().inNamespace(cluster.namespace).withName(name).get();
-  }
-
-  private void createPod(String name, String claim, String node) {
-    cluster.client.pods().inNamespace(cluster.namespace).resource(new PodBuilder().withNewMetadata().withName(name)
-        .endMetadata().withSpec(ClusterFixture.podSpec(claim, "sleep 86400", node)).build()).create();
+    return cluster.awaitBound(claim).getSpec().getCsi().getVolumeHandle();
   }
 
   private String firstNode() {
@@ -323,8 +303,7 @@ class DiagnoseTest {
   }
 
   private List<String> events() {
-    return cluster.client.v1().events().inNamespace(cluster.namespace).list().getItems().stream()
-        .map(DiagnoseTest::line).toList();
+    return cluster.events().stream().map(DiagnoseTest::line).toList();
   }
 
   private static String line(Event e) {

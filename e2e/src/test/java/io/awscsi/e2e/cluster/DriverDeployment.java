@@ -1,6 +1,7 @@
 package io.awscsi.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.io.IOException;
@@ -13,15 +14,28 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * How the driver runs on the cluster under test, for the cases that act on the driver itself (restart the node
- * plugin, kill a controller replica) and for the logs a failure prints. The chart's pods (EKS, and the local cluster
+ * How the driver runs on the cluster under test, for the cases that act on the driver itself (restart, stop and
+ * restore the node plugin, kill a controller replica) and for the logs a failure prints. The chart's pods (EKS, and the local cluster
  * once it runs the chart) or the host processes of the local cluster's {@code hostpod}s: the cases are the same.
  * A replica is named by its pod name, which is also the leader-election identity its sidecars write in the Leases.
  */
 sealed interface DriverDeployment {
 
+  /** The EBS node plugin's DaemonSet, and on host processes the prefix of its hostpods ({@code <name>-<node>}). */
+  String NODE_PLUGIN = "ebs-csi-node";
+
   /** Restarts the EBS node plugin on {@code node} and returns once the new one serves. */
   void restartNodePlugin(String node);
+
+  /**
+   * Takes the EBS node plugin off {@code node} and returns once it is gone: on the chart's pods its DaemonSet is kept
+   * off every node; on host processes its hostpod is killed (SIGKILL, as a crash: the kubelet keeps its registration
+   * and cannot reach it).
+   */
+  void stopNodePlugin(String node);
+
+  /** Puts the EBS node plugin back on {@code node} after {@link #stopNodePlugin}; returns once it is started. */
+  void restoreNodePlugin(String node);
 
   /** Kills the controller replica {@code identity} at once (no graceful stop), as a crashed node would. */
   void killControllerReplica(String identity);
@@ -40,17 +54,54 @@ sealed interface DriverDeployment {
       Pod plugin = nodePlugin(node);
       String oldUid = plugin.getMetadata().getUid();
       client.pods().inNamespace(namespace).resource(plugin).delete();
-      Eventually.await("a new ebs-csi-node pod ready on " + node, ClusterFixture.POD_READY, () -> {
+      Eventually.await("a new " + NODE_PLUGIN + " pod ready on " + node, ClusterFixture.POD_READY, () -> {
         Pod now = nodePlugin(node);
         return !now.getMetadata().getUid().equals(oldUid) && Readiness.isPodReady(now);
       });
     }
 
+    /** A node label no node has: the DaemonSet's pods are kept off every node while it is in its nodeSelector. */
+    private static final String OFF_LABEL = "aws-csi-e2e/no-node-plugin";
+
+    @Override
+    public void stopNodePlugin(String node) {
+      client.apps().daemonSets().inNamespace(namespace).withName(NODE_PLUGIN).edit(ds -> {
+        var spec = ds.getSpec().getTemplate().getSpec();
+        if (spec.getNodeSelector() == null) {
+          spec.setNodeSelector(new LinkedHashMap<>());
+        }
+        spec.getNodeSelector().put(OFF_LABEL, "true");
+        return ds;
+      });
+      Eventually.await("no " + NODE_PLUGIN + " pod on " + node, Duration.ofMinutes(3), () ->
+          client.pods().inNamespace(namespace).withLabel("app", NODE_PLUGIN).withField("spec.nodeName", node).list()
+              .getItems().isEmpty());
+    }
+
+    @Override
+    public void restoreNodePlugin(String node) {
+      DaemonSet ds = client.apps().daemonSets().inNamespace(namespace).withName(NODE_PLUGIN).get();
+      var selector = ds == null ? null : ds.getSpec().getTemplate().getSpec().getNodeSelector();
+      if (selector != null && selector.containsKey(OFF_LABEL)) {
+        client.apps().daemonSets().inNamespace(namespace).withName(NODE_PLUGIN).edit(d -> {
+          d.getSpec().getTemplate().getSpec().getNodeSelector().remove(OFF_LABEL);
+          return d;
+        });
+      }
+      Eventually.await("a " + NODE_PLUGIN + " pod ready on " + node, ClusterFixture.POD_READY, () -> {
+        try {
+          return Readiness.isPodReady(nodePlugin(node));
+        } catch (AssertionError none) {
+          return false;
+        }
+      });
+    }
+
     private Pod nodePlugin(String node) {
-      return client.pods().inNamespace(namespace).withLabel("app", "ebs-csi-node")
+      return client.pods().inNamespace(namespace).withLabel("app", NODE_PLUGIN)
           .withField("spec.nodeName", node).list().getItems().stream()
           .filter(p -> p.getMetadata().getDeletionTimestamp() == null).findFirst()
-          .orElseThrow(() -> new AssertionError("no ebs-csi-node pod on node " + node));
+          .orElseThrow(() -> new AssertionError("no " + NODE_PLUGIN + " pod on node " + node));
     }
 
     @Override
@@ -107,7 +158,7 @@ sealed interface DriverDeployment {
 
     @Override
     public void restartNodePlugin(String node) {
-      String pod = "ebs-csi-node-" + node;
+      String pod = NODE_PLUGIN + "-" + node;
       Path pidFile = containerPid(pod, "ebs-plugin");
       long old = readPid(pidFile);
       if (old <= 0) {
@@ -122,7 +173,21 @@ sealed interface DriverDeployment {
     }
 
     @Override
+    public void stopNodePlugin(String node) {
+      killHostpod(NODE_PLUGIN + "-" + node);
+    }
+
+    @Override
+    public void restoreNodePlugin(String node) {
+      cluster.harness("hostpod-start", NODE_PLUGIN + "-" + node);
+    }
+
+    @Override
     public void killControllerReplica(String identity) {
+      killHostpod(identity);
+    }
+
+    private void killHostpod(String identity) {
       long pid = readPid(podPid(identity));
       if (pid <= 0) {
         throw new AssertionError("no hostpod " + identity + " (" + podPid(identity) + ")");

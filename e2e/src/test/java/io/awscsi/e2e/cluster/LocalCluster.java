@@ -23,7 +23,8 @@ import software.amazon.awssdk.services.efs.EfsClient;
  * The local cluster of {@code e2e/kube-local} as the suite sees it: the {@code KEY=value} file that
  * {@code cluster.sh up} writes ({@code E2E_LOCAL_CLUSTER} names it), with the kubeconfig, the local test image, the
  * emulated AWS endpoints, the instance that plays the node, the EFS file system, and the harness itself (for the
- * network guard's packet counters). The realism layer in front of moto takes faults over HTTP.
+ * network guard's packet counters). The realism layer in front of moto takes faults over HTTP (an error for a call,
+ * an attachment held in attaching).
  */
 record LocalCluster(Path file, Map<String, String> values) {
 
@@ -113,6 +114,15 @@ record LocalCluster(Path file, Map<String, String> values) {
 
   void clearFaults() {
     realism("DELETE", "/realism/faults", "");
+  }
+
+  /** Makes EC2 keep the volume's attachments in {@code attaching} until {@link #releaseAttaching}. */
+  void holdAttaching(String volumeId) {
+    realism("POST", "/realism/ec2/attachments/hold?volumeId=" + volumeId, "");
+  }
+
+  void releaseAttaching(String volumeId) {
+    realism("POST", "/realism/ec2/attachments/release?volumeId=" + volumeId, "");
   }
 
   private void realism(String method, String path, String body) {
