@@ -29,7 +29,7 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
       options.add("ro");
     }
     options.addAll(request.options());
-    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options);
+    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options, request.timeout());
   }
 
   @Override
