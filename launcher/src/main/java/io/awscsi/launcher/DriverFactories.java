@@ -2,6 +2,7 @@ package io.awscsi.launcher;
 
 import io.awscsi.aws.Environment;
 import io.awscsi.aws.k8s.KubernetesClientProvider;
+import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.aws.limits.VolumeAttachLimitSettings;
 import io.awscsi.aws.limits.VolumeAttachLimits;
 import io.awscsi.aws.metadata.InstanceMetadata;
@@ -150,7 +151,7 @@ final class DriverFactories {
       }
       controller = EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
           o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone),
-          clouds.get(), host.mounter());
+          clouds.get(), host.mounter(), new KubernetesValueReader(kube));
     }
     NodeProvider node = null;
     if (o.mode().node()) {

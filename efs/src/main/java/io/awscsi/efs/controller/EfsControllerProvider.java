@@ -1,5 +1,6 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.Readiness;
@@ -27,12 +28,26 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
    * @param mounter mounts file systems for efs-dir volumes and for --delete-access-point-root-dir
    */
   public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter) {
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.NONE);
+  }
+
+  /**
+   * Builds the controller that reads {@code fileSystemIdConfigRef} / {@code fileSystemIdSecretRef} through the
+   * Kubernetes API.
+   */
+  public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
+      KubernetesValueReader kubernetes) {
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.of(kubernetes));
+  }
+
+  static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
+      FileSystemIdRefs.Reader refs) {
     EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
         () -> clouds.defaultCloud()::describeAccessPoint);
     VolumeDirectories directories = new VolumeDirectories(new FileSystemRootMounts(backend, mounter,
         options.workDir()));
     return new EfsControllerProvider(new EfsVolumeProvisioner(options, clouds, new AccessPointGidAllocator(),
-        directories), clouds);
+        directories, refs), clouds);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.awscsi.efs.mount;
 
+import io.awscsi.efs.volume.CallDeadline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -10,7 +11,7 @@ import java.util.Objects;
  * @param path clean absolute path; relative to the access point's root when {@code accessPointId} is set
  * @param accessPointId the access point, or ""
  * @param options efs-utils/NFS options, validated, without {@code ro} (see {@code readOnly})
- * @param timeout how long the mount may run (the caller's deadline, {@link MountDeadline}); it is killed after
+ * @param timeout how long the mount may run (the caller's deadline, {@link CallDeadline}); it is killed after
  */
 public record EfsMountRequest(String fileSystemId, String path, String accessPointId, List<String> options,
     boolean readOnly, Duration timeout) {

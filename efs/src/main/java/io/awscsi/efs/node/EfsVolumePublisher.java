@@ -9,7 +9,7 @@ import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
-import io.awscsi.efs.mount.MountDeadline;
+import io.awscsi.efs.volume.CallDeadline;
 import io.awscsi.efs.volume.EfsCapabilities;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
@@ -75,7 +75,7 @@ public final class EfsVolumePublisher implements VolumePublisher {
       }
       try {
         backend.mount(new EfsMountRequest(handle.fileSystemId(), handle.path(), handle.accessPointId(), options,
-            readOnly, MountDeadline.remaining()), target);
+            readOnly, CallDeadline.remaining()), target);
         LOG.info("NodePublishVolume: mounted {} at {} ({}{})", handle.volumeId(), target, String.join(",", options),
             readOnly ? ", read-only" : "");
       } catch (CommandException.TimedOut e) {

@@ -1,4 +1,4 @@
-package io.awscsi.efs.mount;
+package io.awscsi.efs.volume;
 
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -6,12 +6,13 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How long a mount may run: what is left of the current gRPC call's deadline ({@code io.grpc.Context}, which the
- * server sets on the handler thread), less a margin so the driver's own answer reaches the caller before its timer
- * fires. A mount that outlives its caller would hold the call's in-flight lease and a mount slot for nobody; the
- * kubelet calls again. Without a gRPC deadline (direct calls, tests) the fallback applies.
+ * What is left of the current gRPC call's deadline ({@code io.grpc.Context}, which the server sets on the handler
+ * thread), less a margin so the driver's own answer reaches the caller before its timer fires: the bound of the
+ * node's and controller's local waits (mounts, Kubernetes reads). A mount that outlives its caller would hold the
+ * call's in-flight lease and a mount slot for nobody; the kubelet calls again. Without a gRPC deadline (direct calls,
+ * tests) the fallback applies.
  */
-public final class MountDeadline {
+public final class CallDeadline {
 
   /** The kubelet's own bound for a CSI call is two minutes. */
   public static final Duration FALLBACK = Duration.ofMinutes(2);
@@ -19,9 +20,9 @@ public final class MountDeadline {
   /** A mount is given at least this, so a nearly spent deadline still gets an answer from the mount itself. */
   private static final Duration MINIMUM = Duration.ofMillis(100);
 
-  private MountDeadline() {}
+  private CallDeadline() {}
 
-  /** The time left for a mount started now. */
+  /** The time left for a wait started now. */
   public static Duration remaining() {
     Deadline deadline = Context.current().getDeadline();
     if (deadline == null) {
