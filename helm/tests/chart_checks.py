@@ -40,7 +40,7 @@ PLUGIN_FLAGS = {
     "--volume-attach-limit", "--reserved-volume-attachments", "--legacy-xfs",
     "--tags", "--delete-access-point-root-dir", "--vol-metrics-opt-in", "--vol-metrics-refresh-period",
     "--vol-metrics-fs-rate-limit", "--force-unmount-after-timeout", "--unmount-timeout",
-    "--max-inflight-mount-calls",
+    "--max-inflight-mount-calls", "--max-inflight-mount-calls-opt-in", "--efs-utils-conf-overrides",
 }
 
 
@@ -383,6 +383,10 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
     if not values.get("node", {}).get("disableTaintWatcher"):
         needs["ebs-csi-node-sa"].append(("", "nodes", "patch"))
         needs["efs-csi-node-sa"].append(("", "nodes", "patch"))
+    refs = values.get("controller", {}).get("fileSystemIdRefs", {}).get("enabled", False)
+    if refs:
+        # fileSystemIdConfigRef / fileSystemIdSecretRef: get, and only get, on ConfigMaps and Secrets
+        needs["efs-csi-controller-sa"] += [("", "configmaps", "get"), ("", "secrets", "get")]
     for account, required in needs.items():
         if account not in accounts:
             continue
@@ -391,7 +395,8 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
             if triple not in have:
                 problems.append(f"{account}: not granted {triple}")
         for group, resource, verb in have:
-            if resource == "secrets" or verb == "*" or resource == "*":
+            allowed = refs and account == "efs-csi-controller-sa" and (resource, verb) == ("secrets", "get")
+            if (resource == "secrets" and not allowed) or verb == "*" or resource == "*":
                 problems.append(f"{account}: broader than needed: {verb} {resource}")
     for deployment in controllers(docs) + node_daemonsets(docs):
         account = pod_spec(deployment)["serviceAccountName"]
@@ -440,6 +445,15 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
         if "/tmp" not in mounts:
             problems.append(f"{where}: no writable /tmp for the JVM")
+    node_values = values.get("node", {})
+    efs_node = named(docs, "DaemonSet", "efs-csi-node")
+    if efs_node:
+        args = plugin(efs_node)["args"]
+        # The driver counts --max-inflight-mount-calls only with the opt-in, as upstream.
+        if node_values.get("maxInflightMountCalls") is not None and "--max-inflight-mount-calls-opt-in" not in args:
+            problems.append("efs-csi-node: --max-inflight-mount-calls without --max-inflight-mount-calls-opt-in")
+        if (flag_value(args, "--efs-utils-conf-overrides") or "") != node_values.get("efsUtilsConfOverrides", ""):
+            problems.append(f"efs-csi-node: --efs-utils-conf-overrides {flag_value(args, '--efs-utils-conf-overrides')}")
     tags = values.get("controller", {}).get("extraVolumeTags")
     ebs = named(docs, "Deployment", "ebs-csi-controller")
     if tags and ebs:
