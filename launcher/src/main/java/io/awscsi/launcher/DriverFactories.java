@@ -149,9 +149,11 @@ final class DriverFactories {
       if (o.mode().node()) {
         zone = metadata.get().availabilityZone();
       }
-      controller = EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
-          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone),
-          clouds.get(), host.mounter(), new KubernetesValueReader(kube));
+      controller = resources.add(EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
+          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone,
+          backend == EfsMountBackendKind.EFS_UTILS && !o.mode().node() ? Optional.of(efsUtils(o, env))
+              : Optional.empty()),
+          clouds.get(), host.mounter(), new KubernetesValueReader(kube), metrics));
     }
     NodeProvider node = null;
     if (o.mode().node()) {

@@ -157,7 +157,8 @@ class FileSystemIdRefsIntegrationTest {
     try (EfsCloudFactory clouds = EfsCloudFactory.create(unused, c -> unused, () -> null, new MetricsRegistry());
         EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), false,
             EfsMountBackendKind.LOCAL, dir.resolve("efs-local"), dir.resolve("work"), ""), clouds,
-            LinuxMounter.create(ProcessCommandRunner.create()), new KubernetesValueReader(() -> client))) {
+            LinuxMounter.create(ProcessCommandRunner.create()), new KubernetesValueReader(() -> client),
+            new MetricsRegistry())) {
       Volume volume = controller.provisioner().createVolume(new VolumeRequest("pvc-ref", CapacityRange.UNSPECIFIED,
           List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")),
           Map.of("provisioningMode", "efs-dir", "fileSystemIdConfigRef", "storage/efs/fsid", "basePath", "/dyn"),

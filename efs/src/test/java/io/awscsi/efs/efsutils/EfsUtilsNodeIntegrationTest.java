@@ -166,6 +166,34 @@ class EfsUtilsNodeIntegrationTest {
         .contains(root.resolve("not-installed").toString());
   }
 
+  @Test
+  void theControllerStartsEfsUtilsBeforeItsFirstMountOnly() throws Exception {
+    io.awscsi.core.host.RecordingCommandRunner runner = new io.awscsi.core.host.RecordingCommandRunner();
+    Path mountInfo = Files.writeString(root.resolve("mountinfo"), "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n");
+    LinuxMounter recorded = new LinuxMounter(runner, mountInfo, Duration.ofSeconds(5));
+    try (EfsUtilsOnFirstMount efsUtils = new EfsUtilsOnFirstMount(new EfsUtilsNode.Options(dirs,
+        new EfsUtilsConfig("", false, 21049, false, false, List.of()), watchdog(), FAST), new MetricsRegistry())) {
+      io.awscsi.efs.mount.EfsUtilsMountBackend backend = new io.awscsi.efs.mount.EfsUtilsMountBackend(recorded,
+          efsUtils);
+      assertThat(efsUtils.started()).isNull();
+      assertThat(dirs.configDir().resolve("efs-utils.conf")).doesNotExist();
+
+      for (String fs : List.of("fs-0123abcd", "fs-0456abcd")) {
+        backend.mount(new io.awscsi.efs.mount.EfsMountRequest(fs, "/", "", List.of("tls"), false,
+            Duration.ofSeconds(5)), Files.createDirectories(root.resolve("work/" + fs)));
+      }
+
+      EfsUtilsNode started = efsUtils.started();
+      assertThat(started).isNotNull();
+      assertThat(dirs.configDir().resolve("efs-utils.conf")).exists();
+      await(() -> started.watchdog().pid().isPresent(), "the watchdog running", null);
+      assertThat(runner.commandLines(io.awscsi.core.host.HostTool.MOUNT)).hasSize(2);
+      long pid = started.watchdog().pid().orElseThrow();
+      efsUtils.close();
+      await(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true), "the watchdog stopped", null);
+    }
+  }
+
   private Path mount(String name) throws IOException {
     Path source = Files.createDirectories(root.resolve("fs/" + name));
     Path target = Files.createDirectories(root.resolve(name));
