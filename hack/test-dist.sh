@@ -140,7 +140,11 @@ efs_node_is_ready_and_answers_node_get_info() {
   # shellcheck disable=SC2046
   start efsnode --driver efs --mode node $(efs_flags efsnode)
   wait_socket efsnode || { cat "$work/efsnode.log"; return 1; }
-  for _ in $(seq 1 100); do call efsnode Probe | grep -q '"ready": true' && break; sleep 0.05; done
+  # Ready exactly when mount.efs is installed (it is not on a test machine without efs-utils): one Probe says which.
+  local want=false probe
+  { [ -x /sbin/mount.efs ] || [ -x /usr/sbin/mount.efs ]; } && want=true
+  probe="$(call efsnode Probe)"; echo "$probe"
+  grep -q "\"ready\": $want" <<<"$probe" || { echo "Probe should say ready: $want"; return 1; }
   call efsnode NodeGetInfo | tee "$work/efs-info.json"
   grep -q '"nodeId": "i-0aaaaaaaaaaaaaaaa"' "$work/efs-info.json" || { cat "$work/efsnode.log"; return 1; }
   ! grep -q 'Exception' "$work/efsnode.log" || { cat "$work/efsnode.log"; return 1; }
@@ -310,7 +314,8 @@ check "the launcher works through a symlink" the_launcher_works_through_a_symlin
 check "AOT training (the Dockerfile's step) builds the node cache" aot_training_builds_the_node_cache
 check "the node starts with its AOT cache" node_starts_with_its_aot_cache
 check "AWS_CSI_AOT_CACHE=none turns the cache off" aot_cache_can_be_turned_off
-check "the EFS node is ready and answers NodeGetInfo" efs_node_is_ready_and_answers_node_get_info
+check "the EFS node answers Probe (ready exactly when mount.efs is installed) and NodeGetInfo" \
+  efs_node_is_ready_and_answers_node_get_info
 check "image entrypoint as PID 1: orphans of the EFS node leave no zombie (tini reaps)" \
   orphans_of_the_efs_node_leave_no_zombie_under_the_image_entrypoint
 check "without tini as PID 1 the same orphans stay zombies (the check above can fail)" \
