@@ -23,10 +23,17 @@ final class Usage {
            --volume-attach-limit N  --reserved-volume-attachments N  --legacy-xfs
            --device-backend nvme|loop  --loop-state-dir DIR   (loop: the local runtime's devices)
       EFS: --tags "k:v k2:v2"  --delete-access-point-root-dir  --vol-metrics-opt-in
-           --vol-metrics-refresh-period 240m  --vol-metrics-fs-rate-limit 5  --force-unmount-after-timeout
-           --unmount-timeout 30s  --max-inflight-mount-calls N  --efs-mount-backend efs-utils|local
-           --efs-local-root DIR
+           --vol-metrics-refresh-period 240 (minutes, or 240m)  --vol-metrics-fs-rate-limit 5
+           --force-unmount-after-timeout  --unmount-timeout 30s
+           --max-inflight-mount-calls-opt-in --max-inflight-mount-calls N   (NodePublish beyond N: ABORTED)
+           --volume-attach-limit-opt-in --volume-attach-limit N             (the node's MaxVolumesPerNode)
+           --efs-utils-conf-overrides section:key=value,...  --efs-cloudwatch-log-enabled
+           --efs-utils-config-dir-path /var/amazon/efs  --efs-utils-config-legacy-dir-path /etc/amazon/efs-legacy
+           --efs-utils-static-files-path /etc/amazon/efs-static-files
+           --efs-mount-watchdog-path PATH   (default: amazon-efs-mount-watchdog on PATH; the node keeps it running)
+           --efs-utils-etc-dir-path /etc/amazon/efs  --efs-state-dir-path /var/run/efs   (tests and stand-ins)
+           --efs-mount-backend efs-utils|local  --efs-local-root DIR
       Environment: AWS_REGION, AWS_ENDPOINT_URL[_EC2|_EFS|_STS], CSI_NODE_NAME, DISABLE_TAINT_WATCHER,
-                   AWS_EC2_METADATA_DISABLED
+                   AWS_EC2_METADATA_DISABLED; EFS node: AWS_DEFAULT_REGION, FIPS_ENABLED, PORT_RANGE_UPPER_BOUND
       """;
 }

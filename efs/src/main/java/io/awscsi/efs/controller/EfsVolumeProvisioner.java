@@ -35,13 +35,15 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
   private final EfsCloudFactory clouds;
   private final AccessPointVolumes accessPoints;
   private final VolumeDirectories directories;
+  private final FileSystemIdRefs.Reader refs;
 
   EfsVolumeProvisioner(EfsControllerOptions options, EfsCloudFactory clouds, AccessPointGidAllocator allocator,
-      VolumeDirectories directories) {
+      VolumeDirectories directories, FileSystemIdRefs.Reader refs) {
     this.options = options;
     this.clouds = clouds;
     this.accessPoints = new AccessPointVolumes(options.tags(), allocator);
     this.directories = directories;
+    this.refs = refs;
   }
 
   @Override
@@ -49,7 +51,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     EfsCapabilities.unsupported(request.capabilities()).ifPresent(reason -> {
       throw DriverException.invalidArgument("volume_capabilities", reason);
     });
-    EfsVolumeParameters parameters = EfsVolumeParameters.parse(request.parameters(), options.tags());
+    EfsVolumeParameters parameters = EfsVolumeParameters.parse(request.parameters(), options.tags(), refs);
     ProvisionerSecrets secrets = ProvisionerSecrets.parse(request.secrets());
     EfsCloud cloud = cloudFor(secrets);
     String fileSystemId = parameters.fileSystemId();

@@ -21,8 +21,18 @@ public enum EfsMountBackendKind {
    * @param accessPoints how the stand-in finds access point roots (LOCAL only; not called for EFS_UTILS)
    */
   public EfsMountBackend create(Mounter mounter, Path localRoot, Supplier<AccessPointLookup> accessPoints) {
+    return create(mounter, localRoot, accessPoints, () -> { });
+  }
+
+  /**
+   * Builds the backend.
+   *
+   * @param beforeEfsUtilsMount run before every efs-utils mount (EFS_UTILS only; idempotent)
+   */
+  public EfsMountBackend create(Mounter mounter, Path localRoot, Supplier<AccessPointLookup> accessPoints,
+      Runnable beforeEfsUtilsMount) {
     return switch (this) {
-      case EFS_UTILS -> new EfsUtilsMountBackend(mounter);
+      case EFS_UTILS -> new EfsUtilsMountBackend(mounter, beforeEfsUtilsMount);
       case LOCAL -> {
         try {
           Files.createDirectories(localRoot);

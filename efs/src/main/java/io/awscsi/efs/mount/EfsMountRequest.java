@@ -1,6 +1,9 @@
 package io.awscsi.efs.mount;
 
+import io.awscsi.efs.volume.CallDeadline;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One EFS mount: a path of a file system, optionally through an access point, with the efs-utils options.
@@ -8,12 +11,14 @@ import java.util.List;
  * @param path clean absolute path; relative to the access point's root when {@code accessPointId} is set
  * @param accessPointId the access point, or ""
  * @param options efs-utils/NFS options, validated, without {@code ro} (see {@code readOnly})
+ * @param timeout how long the mount may run (the caller's deadline, {@link CallDeadline}); it is killed after
  */
 public record EfsMountRequest(String fileSystemId, String path, String accessPointId, List<String> options,
-    boolean readOnly) {
+    boolean readOnly, Duration timeout) {
 
   public EfsMountRequest {
     accessPointId = accessPointId == null ? "" : accessPointId;
     options = List.copyOf(options);
+    Objects.requireNonNull(timeout, "timeout");
   }
 }

@@ -17,19 +17,27 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
   private static final List<String> HELPER_DIRECTORIES = List.of("/sbin", "/usr/sbin");
 
   private final Mounter mounter;
+  private final Runnable beforeMount;
 
   public EfsUtilsMountBackend(Mounter mounter) {
+    this(mounter, () -> { });
+  }
+
+  /** @param beforeMount run before every mount (idempotent): makes efs-utils ready where that is left to the first mount */
+  public EfsUtilsMountBackend(Mounter mounter, Runnable beforeMount) {
     this.mounter = mounter;
+    this.beforeMount = beforeMount;
   }
 
   @Override
   public void mount(EfsMountRequest request, Path target) {
+    beforeMount.run();
     List<String> options = new ArrayList<>();
     if (request.readOnly()) {
       options.add("ro");
     }
     options.addAll(request.options());
-    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options);
+    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options, request.timeout());
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
+import io.awscsi.efs.volume.CallDeadline;
 import io.awscsi.efs.volume.EfsCapabilities;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
@@ -74,9 +75,15 @@ public final class EfsVolumePublisher implements VolumePublisher {
       }
       try {
         backend.mount(new EfsMountRequest(handle.fileSystemId(), handle.path(), handle.accessPointId(), options,
-            readOnly), target);
+            readOnly, CallDeadline.remaining()), target);
         LOG.info("NodePublishVolume: mounted {} at {} ({}{})", handle.volumeId(), target, String.join(",", options),
             readOnly ? ", read-only" : "");
+      } catch (CommandException.TimedOut e) {
+        cleanUp(target);
+        throw DriverException.deadlineExceeded("mounting " + handle.volumeId() + " at " + target + " did not finish "
+            + "within the call's deadline (" + e.timeout().toMillis() + " ms) and was stopped; the kubelet will try "
+            + "again. Check that this node reaches a mount target of " + handle.fileSystemId()
+            + " (security group, NFS port 2049)");
       } catch (CommandException | UncheckedIOException e) {
         cleanUp(target);
         throw DriverException.internal("mounting " + handle.volumeId() + " at " + target + " failed: "
