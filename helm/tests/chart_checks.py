@@ -35,7 +35,7 @@ CHART = HELM_DIR / "aws-csi-driver"
 CHARTS = {name: HELM_DIR / name for name in ("aws-csi-driver", "aws-ebs-csi-driver", "aws-efs-csi-driver")}
 VALUE_SETS = HERE / "values"
 UPSTREAM_VALUE_SETS = HERE / "upstream" / "values"
-DRIVER_OPTIONS = HELM_DIR.parent / "launcher" / "src" / "main" / "java" / "io" / "awscsi" / "launcher" / "DriverOptions.java"
+LAUNCHER_USAGE = HELM_DIR.parent / "launcher" / "src" / "main" / "java" / "io" / "awscsi" / "launcher" / "Usage.java"
 LIBRARY_COMMON = HELM_DIR / "aws-csi-lib" / "templates" / "_common.tpl"
 CRD_SCHEMAS = HERE / "schemas"
 DEFAULT_KUBE_VERSION = "1.34.0"
@@ -46,10 +46,10 @@ CONTROLLER_SIDECARS = {"csi-provisioner", "csi-attacher", "csi-resizer", "csi-sn
 
 
 def launcher_flags() -> set[str]:
-    """Every flag the plugin accepts: DriverOptions.KNOWN in the launcher (it refuses any other)."""
-    source = DRIVER_OPTIONS.read_text()
-    block = re.search(r"KNOWN\s*=\s*Set\.of\((.*?)\);", source, re.S)
-    return {"--" + name for name in re.findall(r'"([a-z0-9-]+)"', block.group(1))}
+    """Every flag the plugin accepts: the rows of Usage.SERVE in the launcher (it refuses any other)."""
+    source = LAUNCHER_USAGE.read_text()
+    block = re.search(r"FlagTable SERVE = new FlagTable\((.*?)\)\)\);", source, re.S)
+    return {"--" + name for name in re.findall(r'Flag\.of\([A-Z_]+, "([a-z0-9-]+)"', block.group(1))}
 
 
 def library_flags() -> set[str]:
@@ -366,6 +366,29 @@ def check_controller_security(docs: list[dict], values: dict) -> list[str]:
         efs = named(docs, "Deployment", "efs-csi-controller")
         if efs and not plugin(efs).get("securityContext", {}).get("privileged"):
             problems.append("efs-csi-controller: deleteAccessPointRootDir needs a privileged plugin")
+    return problems
+
+
+def check_controller_probes(docs: list[dict], values: dict) -> list[str]:
+    """Liveness is the livenessprobe sidecar's /healthz (the CSI Probe: the process serves); readiness is the
+    plugin's own /readyz on its --http-endpoint port (AWS answered its recent calls). A controller cut off from AWS
+    turns unready and is not restarted. An operator's own probe (upstream's controller.*Probe values) wins."""
+    overridden = values.get("controller", {})
+    problems = []
+    for deployment in controllers(docs):
+        name = deployment["metadata"]["name"]
+        p = plugin(deployment)
+        endpoint = flag_value(p.get("args", []), "--http-endpoint")
+        if not endpoint:
+            problems.append(f"{name}: plugin has no --http-endpoint, so /readyz is not served")
+            continue
+        port = int(endpoint.rsplit(":", 1)[1])
+        ready = p.get("readinessProbe", {}).get("httpGet", {})
+        if not overridden.get("readinessProbe") and (ready.get("path") != "/readyz" or ready.get("port") != port):
+            problems.append(f"{name}: readiness probe {ready} is not /readyz on the plugin's port {port}")
+        live = p.get("livenessProbe", {}).get("httpGet", {})
+        if not overridden.get("livenessProbe") and (live.get("path") != "/healthz" or live.get("port") != "healthz"):
+            problems.append(f"{name}: liveness probe {live} is not the livenessprobe sidecar's /healthz")
     return problems
 
 
@@ -960,6 +983,7 @@ def main() -> int:
             ("host ports do not clash", lambda: check_node_ports(docs, values)),
             ("leader election on every controller sidecar", lambda: check_leader_election(docs, values)),
             ("no privileged controller; non-root, read-only", lambda: check_controller_security(docs, values)),
+            ("controller liveness on Probe, readiness on /readyz", lambda: check_controller_probes(docs, values)),
             ("lease verbs in RBAC", lambda: check_lease_rbac(docs, values)),
             ("RBAC complete and no broader than needed", lambda: check_rbac(docs, values)),
             ("plugin arguments within the driver's command line", lambda: check_plugin_args(docs, values)),
@@ -981,7 +1005,7 @@ def main() -> int:
         for name, check in checks:
             results.record(f"{label}: {name}", check())
 
-    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = DriverOptions.KNOWN)",
+    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = Usage.SERVE)",
                    [] if library_flags() == PLUGIN_FLAGS else
                    [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
                     f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])

@@ -147,7 +147,7 @@ imagePullSecrets:
 {{- end -}}
 
 {{/*
-The plugin's own flags: every flag aws-csi-driver accepts (launcher DriverOptions.KNOWN; chart_checks.py compares
+The plugin's own flags: every flag aws-csi-driver accepts (launcher Usage.SERVE; chart_checks.py compares
 the two lists). The launcher refuses any other flag, so additionalArgs are filtered through this list.
 */}}
 {{- define "awscsi.pluginFlags" -}}

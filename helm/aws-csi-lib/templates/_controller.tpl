@@ -109,11 +109,10 @@ spec:
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
           {{- $args := list "--driver" $d "--mode" "controller" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $ctl.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($ctl.loggingFormat | default "text")) }}
-          {{- if $ctl.httpEndpoint }}
-          {{- $args = append $args (printf "--http-endpoint=%s" $ctl.httpEndpoint) }}
-          {{- else if $metrics }}
-          {{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $metricsPort) }}
-          {{- end }}
+          {{- /* Always served: the readiness probe reads /readyz there (the metrics Service needs enableMetrics). */}}
+          {{- $httpEndpoint := $ctl.httpEndpoint | default (printf "0.0.0.0:%v" $metricsPort) }}
+          {{- $readyPort := regexFind "[0-9]+$" $httpEndpoint | int }}
+          {{- $args = append $args (printf "--http-endpoint=%s" $httpEndpoint) }}
           {{- if eq $d "ebs" }}
           {{- with $ctl.extraVolumeTags }}{{- $args = append $args (printf "--extra-tags=%s" (include "awscsi.joinTags" (dict "tags" . "kv" "=" "sep" ","))) }}{{- end }}
           {{- with $ctl.k8sTagClusterId }}{{- $args = append $args (printf "--k8s-tag-cluster-id=%s" .) }}{{- end }}
@@ -203,12 +202,13 @@ spec:
               containerPort: {{ $metricsPort }}
               protocol: TCP
             {{- end }}
-          # /healthz is served by the livenessprobe sidecar, which calls the plugin's CSI Probe; the EBS Probe
-          # makes a dry-run EC2 call, hence the long timeout.
+          # Liveness: the livenessprobe sidecar's /healthz calls the plugin's CSI Probe, which says only whether the
+          # process serves, so a controller cut off from AWS is not restarted in a loop. Readiness: the plugin's own
+          # /readyz, not ready while AWS does not answer the driver's calls. Neither makes an AWS call.
           livenessProbe:
             {{- include "awscsi.probe" (dict "override" $ctl.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" "healthz") "initialDelaySeconds" 10 "timeoutSeconds" 60 "periodSeconds" 10 "failureThreshold" 10)) | nindent 12 }}
           readinessProbe:
-            {{- include "awscsi.probe" (dict "override" $ctl.readinessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" "healthz") "initialDelaySeconds" 10 "timeoutSeconds" 60 "periodSeconds" 10 "failureThreshold" 5)) | nindent 12 }}
+            {{- include "awscsi.probe" (dict "override" $ctl.readinessProbe "default" (dict "httpGet" (dict "path" "/readyz" "port" $readyPort) "initialDelaySeconds" 10 "timeoutSeconds" 10 "periodSeconds" 10 "failureThreshold" 5)) | nindent 12 }}
           {{- with $ctl.startupProbe }}
           startupProbe:
             {{- toYaml . | nindent 12 }}

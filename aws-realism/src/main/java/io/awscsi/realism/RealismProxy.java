@@ -125,6 +125,14 @@ public final class RealismProxy implements AutoCloseable {
     return faults.add(fault);
   }
 
+  /**
+   * Freezes an API: calls of {@code service} ("ec2", "efs") and {@code action} ({@code "*"} for every action) get no
+   * answer until the returned handle is closed; then each held call is dropped with a 503 and never reaches moto.
+   */
+  public InjectedFault freeze(String service, String action) {
+    return faults.freeze(service, action);
+  }
+
   public void clearFaults() {
     faults.clear();
   }

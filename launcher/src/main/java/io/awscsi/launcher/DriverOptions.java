@@ -1,15 +1,14 @@
 package io.awscsi.launcher;
 
 import io.awscsi.core.logging.LoggingSetup;
-import java.nio.file.Path;
-import java.time.Duration;
 import io.awscsi.efs.efsutils.ConfOverride;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
 import io.awscsi.efs.efsutils.EfsUtilsDirectories;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.logging.log4j.Level;
 
 /**
@@ -80,23 +79,9 @@ public record DriverOptions(
       Path localRoot, EfsUtilsDirectories efsUtilsDirectories, List<ConfOverride> efsUtilsConfOverrides,
       boolean cloudWatchLogEnabled, String watchdogPath) {}
 
-  static final Set<String> BOOLEANS = Set.of("legacy-xfs", "delete-access-point-root-dir", "vol-metrics-opt-in",
-      "force-unmount-after-timeout", "max-inflight-mount-calls-opt-in", "volume-attach-limit-opt-in",
-      "efs-cloudwatch-log-enabled", "version", "help");
-
-  static final Set<String> KNOWN = Set.of("driver", "mode", "endpoint", "http-endpoint", "log-format", "log-level",
-      "shutdown-grace", "imds-endpoint",
-      "extra-tags", "k8s-tag-cluster-id", "modify-volume-request-handler-timeout", "volume-attach-limit",
-      "reserved-volume-attachments", "legacy-xfs", "device-backend", "loop-state-dir",
-      "tags", "delete-access-point-root-dir", "vol-metrics-opt-in", "vol-metrics-refresh-period",
-      "vol-metrics-fs-rate-limit", "force-unmount-after-timeout", "unmount-timeout", "max-inflight-mount-calls",
-      "max-inflight-mount-calls-opt-in", "volume-attach-limit-opt-in", "efs-utils-config-dir-path",
-      "efs-utils-config-legacy-dir-path", "efs-utils-static-files-path", "efs-utils-conf-overrides",
-      "efs-cloudwatch-log-enabled", "efs-mount-watchdog-path", "efs-utils-etc-dir-path", "efs-state-dir-path",
-      "efs-mount-backend", "efs-local-root", "version", "help");
-
   public static DriverOptions parse(String[] args, Map<String, String> env) {
-    Flags f = Flags.parse(args, KNOWN, BOOLEANS);
+    // The flags are those of the one table --help prints.
+    Flags f = Usage.SERVE.parse(args);
     if (!f.positional().isEmpty()) {
       throw new IllegalArgumentException("unexpected argument " + f.positional().getFirst() + " (see --help)");
     }

@@ -134,11 +134,15 @@ public final class LocalRuntime implements AutoCloseable {
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     Flags f;
     try {
-      f = Flags.parse(args, Set.of("driver", "no-lifecycle", "work-dir", "profile", "log-level", "exit"),
-          Set.of("no-lifecycle", "exit"));
+      f = Usage.LOCAL.parse(args);
     } catch (IllegalArgumentException e) {
       err.println("aws-csi-driver local: " + e.getMessage());
       return Main.EXIT_USAGE;
+    }
+    if (f.bool("help")) {
+      out.println(Usage.LOCAL.synopsis());
+      out.print(Usage.LOCAL.help());
+      return 0;
     }
     Set<Driver> which = switch (f.string("driver", "both")) {
       case "ebs" -> Set.of(Driver.EBS);

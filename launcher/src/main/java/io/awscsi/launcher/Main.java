@@ -64,7 +64,7 @@ public final class Main {
         return 0;
       }
       if (Arrays.asList(args).contains("--help")) {
-        out.println(Usage.TEXT);
+        out.println(Usage.text());
         return 0;
       }
       options = DriverOptions.parse(args, env);
@@ -120,7 +120,7 @@ public final class Main {
 
   static int client(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     try {
-      Flags f = Flags.parse(args, java.util.Set.of("endpoint"), java.util.Set.of());
+      Flags f = Usage.CLIENT.parse(args);
       if (f.positional().isEmpty()) {
         err.println("usage: aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']");
         return EXIT_USAGE;

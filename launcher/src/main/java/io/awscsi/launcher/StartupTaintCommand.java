@@ -8,7 +8,6 @@ import io.awscsi.aws.k8s.TaintRemovalOutcome;
 import io.awscsi.core.logging.LoggingSetup;
 import java.io.PrintStream;
 import java.util.Map;
-import java.util.Set;
 import org.apache.logging.log4j.Level;
 
 /**
@@ -26,7 +25,7 @@ final class StartupTaintCommand {
   static int run(String[] args, Map<String, String> env, PrintStream err) {
     StartupTaintSettings settings;
     try {
-      Flags f = Flags.parse(args, Set.of("driver", "log-level", "log-format"), Set.of());
+      Flags f = Usage.REMOVE_STARTUP_TAINT.parse(args);
       settings = switch (f.string("driver", "")) {
         case "ebs" -> StartupTaintSettings.forEbs();
         case "efs" -> StartupTaintSettings.forEfs();

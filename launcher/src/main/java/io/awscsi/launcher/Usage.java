@@ -1,39 +1,100 @@
 package io.awscsi.launcher;
 
-/** The --help text. */
+import io.awscsi.launcher.FlagTable.Flag;
+import java.util.List;
+
+/** The flag tables of every command and the {@code --help} text made from them. */
 final class Usage {
+
+  private static final String COMMON = "Common";
+  private static final String EBS = "EBS";
+  private static final String EFS = "EFS";
+
+  /** {@code aws-csi-driver [serve]}: the driver itself. */
+  static final FlagTable SERVE = new FlagTable("aws-csi-driver [serve]", List.of(
+      Flag.of(COMMON, "driver", "ebs|efs", "which driver (default ebs)"),
+      Flag.of(COMMON, "mode", "controller|node|all", "which services (default all)"),
+      Flag.of(COMMON, "endpoint", "unix:///csi/csi.sock", "CSI socket (env CSI_ENDPOINT); unix:/abs/path also accepted"),
+      Flag.of(COMMON, "http-endpoint", ":3301", "serve /livez (/healthz), /readyz and Prometheus /metrics"),
+      Flag.of(COMMON, "log-format", "text|json", "log line format (default text)"),
+      Flag.of(COMMON, "log-level", "info|debug|warn|error", "(default info; debug adds request bodies, redacted)"),
+      Flag.of(COMMON, "shutdown-grace", "25s", "time running calls get after SIGTERM"),
+      Flag.of(COMMON, "imds-endpoint", "URL", "instance metadata endpoint (default the SDK's)"),
+      Flag.of(COMMON, "version", "", "print the version and exit"),
+      Flag.of(COMMON, "help", "", "print this text and exit"),
+      Flag.of(EBS, "extra-tags", "k=v,k2=v2", "tags for every volume and snapshot"),
+      Flag.of(EBS, "k8s-tag-cluster-id", "ID", "adds the cluster ownership tags"),
+      Flag.of(EBS, "modify-volume-request-handler-timeout", "2s", "window that merges expand and modify requests"),
+      Flag.of(EBS, "volume-attach-limit", "N", "attach limit reported by the node (default from the instance type)"),
+      Flag.of(EBS, "reserved-volume-attachments", "N", "attachments not available to CSI volumes"),
+      Flag.of(EBS, "legacy-xfs", "", "make xfs that mounts on kernels <= 5.4"),
+      Flag.of(EBS, "device-backend", "nvme|loop", "where attached volumes appear (loop: the local runtime's devices)"),
+      Flag.of(EBS, "loop-state-dir", "DIR", "the loop backend's backing files (default /var/lib/aws-csi-driver/loop)"),
+      Flag.of(EFS, "tags", "\"k:v k2:v2\"", "tags for every access point"),
+      Flag.of(EFS, "delete-access-point-root-dir", "", "DeleteVolume also deletes the volume's directory"),
+      Flag.of(EFS, "vol-metrics-opt-in", "", "report volume usage in NodeGetVolumeStats"),
+      Flag.of(EFS, "vol-metrics-refresh-period", "240", "how often volume usage is measured (minutes, or 240m)"),
+      Flag.of(EFS, "vol-metrics-fs-rate-limit", "5", "usage measurements running at once"),
+      Flag.of(EFS, "force-unmount-after-timeout", "", "lazy-unmount a target that does not unmount in time"),
+      Flag.of(EFS, "unmount-timeout", "30s", "time an unmount may take"),
+      Flag.of(EFS, "max-inflight-mount-calls-opt-in", "", "count --max-inflight-mount-calls (as upstream)"),
+      Flag.of(EFS, "max-inflight-mount-calls", "N", "NodePublish calls mounting at once, beyond: ABORTED (default no "
+          + "limit)"),
+      Flag.of(EFS, "volume-attach-limit-opt-in", "", "report --volume-attach-limit as the EFS node's MaxVolumesPerNode"),
+      Flag.of(EFS, "efs-utils-conf-overrides", "section:key=value,...", "efs-utils.conf settings over the node's own"),
+      Flag.of(EFS, "efs-cloudwatch-log-enabled", "", "efs-utils sends its logs to CloudWatch"),
+      Flag.of(EFS, "efs-utils-config-dir-path", "DIR", "efs-utils configuration on the host (default /var/amazon/efs)"),
+      Flag.of(EFS, "efs-utils-config-legacy-dir-path", "DIR", "an earlier driver's configuration (default "
+          + "/etc/amazon/efs-legacy)"),
+      Flag.of(EFS, "efs-utils-static-files-path", "DIR", "the image's efs-utils files (default "
+          + "/etc/amazon/efs-static-files)"),
+      Flag.of(EFS, "efs-mount-watchdog-path", "PATH", "the watchdog the node keeps running (default "
+          + "amazon-efs-mount-watchdog on PATH)"),
+      Flag.of(EFS, "efs-utils-etc-dir-path", "DIR", "the link efs-utils reads (default /etc/amazon/efs; tests)"),
+      Flag.of(EFS, "efs-state-dir-path", "DIR", "the proxies' state (default /var/run/efs; tests)"),
+      Flag.of(EFS, "efs-mount-backend", "efs-utils|local", "how file systems are mounted (local: the local runtime)"),
+      Flag.of(EFS, "efs-local-root", "DIR", "the local backend's file systems (default "
+          + "/var/lib/aws-csi-driver/efs-local)")));
+
+  /** {@code aws-csi-driver local}: both drivers on emulated AWS. */
+  static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
+      Flag.of("", "driver", "ebs|efs|both", "which drivers (default both)"),
+      Flag.of("", "work-dir", "DIR", "sockets, loop files and mounts (default /tmp/aws-csi-local)"),
+      Flag.of("", "profile", "realistic|fast|instant", "emulated AWS latencies and throttling (default realistic)"),
+      Flag.of("", "no-lifecycle", "", "serve without walking volumes through their life first"),
+      Flag.of("", "exit", "", "exit after the walkthrough with its result"),
+      Flag.of("", "log-level", "warn|info|debug", "driver log level (default warn)"),
+      Flag.of("", "help", "", "print this text and exit")));
+
+  /** {@code aws-csi-driver client}: one RPC by hand. */
+  static final FlagTable CLIENT = new FlagTable("aws-csi-driver client", List.of(
+      Flag.of("", "endpoint", "unix:///path", "the driver's socket (env CSI_ENDPOINT)")));
+
+  /** {@code aws-csi-driver remove-startup-taint}: the node's child process. */
+  static final FlagTable REMOVE_STARTUP_TAINT = new FlagTable("aws-csi-driver " + StartupTaintCommand.NAME, List.of(
+      Flag.of("", "driver", "ebs|efs", "whose startup taint"),
+      Flag.of("", "log-format", "text|json", "(default text)"),
+      Flag.of("", "log-level", "info|debug", "(default info)")));
 
   private Usage() {}
 
-  static final String TEXT = """
-      aws-csi-driver: CSI driver for Amazon EBS (ebs.csi.aws.com) and Amazon EFS (efs.csi.aws.com)
+  static String text() {
+    return """
+        aws-csi-driver: CSI driver for Amazon EBS (ebs.csi.aws.com) and Amazon EFS (efs.csi.aws.com)
 
-      aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]
-      aws-csi-driver local [--driver ebs|efs|both] [--no-lifecycle] [--socket-dir DIR]
-      aws-csi-driver client [--endpoint unix:///path] RPC ['{json request}']
-      aws-csi-driver pre-stop-hook
-      aws-csi-driver remove-startup-taint --driver ebs|efs   (the node runs it as a child process)
+        %s
+        %s
+        %s RPC ['{json request}']
+        aws-csi-driver pre-stop-hook
+        %s   (the node runs it as a child process)
 
-      Common flags:
-        --endpoint unix:///csi/csi.sock     CSI socket (env CSI_ENDPOINT); unix:/abs/path also accepted
-        --http-endpoint :3301               serve /healthz and Prometheus /metrics
-        --log-format text|json              --log-level info|debug
-        --shutdown-grace 25s                time running calls get after SIGTERM
-      EBS: --extra-tags k=v,k2=v2  --k8s-tag-cluster-id ID  --modify-volume-request-handler-timeout 2s
-           --volume-attach-limit N  --reserved-volume-attachments N  --legacy-xfs
-           --device-backend nvme|loop  --loop-state-dir DIR   (loop: the local runtime's devices)
-      EFS: --tags "k:v k2:v2"  --delete-access-point-root-dir  --vol-metrics-opt-in
-           --vol-metrics-refresh-period 240 (minutes, or 240m)  --vol-metrics-fs-rate-limit 5
-           --force-unmount-after-timeout  --unmount-timeout 30s
-           --max-inflight-mount-calls-opt-in --max-inflight-mount-calls N   (NodePublish beyond N: ABORTED)
-           --volume-attach-limit-opt-in --volume-attach-limit N             (the node's MaxVolumesPerNode)
-           --efs-utils-conf-overrides section:key=value,...  --efs-cloudwatch-log-enabled
-           --efs-utils-config-dir-path /var/amazon/efs  --efs-utils-config-legacy-dir-path /etc/amazon/efs-legacy
-           --efs-utils-static-files-path /etc/amazon/efs-static-files
-           --efs-mount-watchdog-path PATH   (default: amazon-efs-mount-watchdog on PATH; the node keeps it running)
-           --efs-utils-etc-dir-path /etc/amazon/efs  --efs-state-dir-path /var/run/efs   (tests and stand-ins)
-           --efs-mount-backend efs-utils|local  --efs-local-root DIR
-      Environment: AWS_REGION, AWS_ENDPOINT_URL[_EC2|_EFS|_STS], CSI_NODE_NAME, DISABLE_TAINT_WATCHER,
-                   AWS_EC2_METADATA_DISABLED; EFS node: AWS_DEFAULT_REGION, FIPS_ENABLED, PORT_RANGE_UPPER_BOUND
-      """;
+        aws-csi-driver [serve]:
+        %s
+        aws-csi-driver local:
+        %s
+        Environment: AWS_REGION, AWS_ENDPOINT_URL[_EC2|_EFS|_STS], CSI_NODE_NAME, DISABLE_TAINT_WATCHER,
+                     AWS_EC2_METADATA_DISABLED; EFS node: AWS_DEFAULT_REGION, FIPS_ENABLED, PORT_RANGE_UPPER_BOUND
+        """.formatted("aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]",
+        LOCAL.synopsis(), CLIENT.synopsis(), REMOVE_STARTUP_TAINT.synopsis(), SERVE.help(), LOCAL.help());
+  }
 }

@@ -27,8 +27,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * EFS (REST JSON) in front of moto: ClientToken idempotency on CreateAccessPoint, the access-point quota per file
- * system, MaxResults/NextToken paging on DescribeAccessPoints and AccessPointNotFound on DeleteAccessPoint. Other calls
+ * EFS (REST JSON) in front of moto: ClientToken idempotency on CreateAccessPoint, FileSystemNotFound for an access
+ * point on a file system that does not exist (moto makes one), the access-point quota per file system, MaxResults/NextToken paging on DescribeAccessPoints and AccessPointNotFound on DeleteAccessPoint. Other calls
  * go to moto unchanged.
  */
 public final class EfsHandler implements ServiceHandler {
@@ -149,6 +149,10 @@ public final class EfsHandler implements ServiceHandler {
           return ProxyResponse.json(200, new String(known.response(), StandardCharsets.UTF_8));
         }
       }
+      if (!fileSystemExists(request, fileSystemId)) {
+        throw new AwsErrorException(AwsError.of(404, "FileSystemNotFound", "File system '" + fileSystemId
+            + "' does not exist."));
+      }
       int existing = listAccessPoints(request, "FileSystemId", fileSystemId).size();
       if (existing >= profile.accessPointsPerFileSystem()) {
         throw new AwsErrorException(AwsError.of(403, "AccessPointLimitExceeded", "File system " + fileSystemId
@@ -223,6 +227,17 @@ public final class EfsHandler implements ServiceHandler {
       }
       return response;
     });
+  }
+
+  /** Whether moto knows the file system. */
+  private boolean fileSystemExists(ProxyRequest like, String fileSystemId) {
+    ProxyResponse response = upstream.send(like.withMethodPathQuery("GET", PREFIX + "file-systems",
+        "FileSystemId=" + URLEncoder.encode(fileSystemId, StandardCharsets.UTF_8)));
+    if (response.status() == 404 || response.isError()) {
+      return false;
+    }
+    JsonNode systems = parseObject(response.bodyText()).get("FileSystems");
+    return systems != null && !systems.isEmpty();
   }
 
   /** Access points moto knows, by file system or by id; an unknown id is an empty list. */

@@ -4,14 +4,52 @@ import io.awscsi.realism.ApiRequest;
 import io.awscsi.realism.AwsError;
 import io.awscsi.realism.Fault;
 import io.awscsi.realism.InjectedFault;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Injected faults, checked in the order they were added; a fault with a count is removed once used up. */
+/**
+ * Injected faults, checked in the order they were added; a fault with a count is removed once used up. Freezes hold
+ * matching calls without an answer (an API that stopped answering) until they are lifted.
+ */
 public final class FaultRegistry {
 
+  /** The longest a frozen call is held, so a forgotten freeze cannot keep a proxy thread forever. */
+  static final Duration MAX_FREEZE = Duration.ofMinutes(10);
+
   private final CopyOnWriteArrayList<Entry> entries = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<Freeze> freezes = new CopyOnWriteArrayList<>();
+
+  /** Calls of {@code service}/{@code action} ("*": every action) get no answer while this is in place. */
+  private final class Freeze implements InjectedFault {
+    private final String service;
+    private final String action;
+    private final CountDownLatch lifted = new CountDownLatch(1);
+    private final AtomicInteger held = new AtomicInteger();
+
+    Freeze(String service, String action) {
+      this.service = service;
+      this.action = action;
+    }
+
+    boolean matches(ApiRequest request) {
+      return service.equals(request.service()) && (action.equals("*") || action.equals(request.action()));
+    }
+
+    @Override
+    public int hits() {
+      return held.get();
+    }
+
+    @Override
+    public void remove() {
+      freezes.remove(this);
+      lifted.countDown();
+    }
+  }
 
   private final class Entry implements InjectedFault {
     private final Fault fault;
@@ -41,6 +79,33 @@ public final class FaultRegistry {
     }
   }
 
+  /** Holds matching calls unanswered until the returned handle is closed; see {@link #holdWhileFrozen}. */
+  public InjectedFault freeze(String service, String action) {
+    var freeze = new Freeze(service, action);
+    freezes.add(freeze);
+    return freeze;
+  }
+
+  /**
+   * Blocks while a freeze matches {@code request}. Returns the error to answer once it is lifted: the caller has
+   * long given up, so the held call never reaches the service (no late side effect), as a request lost in transit.
+   */
+  public Optional<AwsError> holdWhileFrozen(ApiRequest request) {
+    for (Freeze freeze : freezes) {
+      if (freeze.matches(request)) {
+        freeze.held.incrementAndGet();
+        try {
+          freeze.lifted.await(MAX_FREEZE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return Optional.of(AwsError.of(503, "ServiceUnavailable", "the realism layer held this "
+            + request.action() + " call unanswered (frozen API) and dropped it"));
+      }
+    }
+    return Optional.empty();
+  }
+
   public InjectedFault add(Fault fault) {
     var entry = new Entry(fault);
     entries.add(entry);
@@ -58,5 +123,6 @@ public final class FaultRegistry {
 
   public void clear() {
     entries.clear();
+    freezes.forEach(Freeze::remove);
   }
 }

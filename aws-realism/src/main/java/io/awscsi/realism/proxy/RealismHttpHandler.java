@@ -73,6 +73,11 @@ public final class RealismHttpHandler implements HttpHandler {
       recorder.throttled(call.service(), call.action());
       return handler.render(handler.throttlingError(call));
     }
+    Optional<AwsError> dropped = faults.holdWhileFrozen(call);
+    if (dropped.isPresent()) {
+      recorder.failed(call.service(), call.action(), dropped.get().code());
+      return handler.render(dropped.get());
+    }
     Optional<AwsError> fault = faults.match(call);
     if (fault.isPresent()) {
       recorder.failed(call.service(), call.action(), fault.get().code());

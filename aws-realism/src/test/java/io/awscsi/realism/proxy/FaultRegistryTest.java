@@ -33,6 +33,27 @@ class FaultRegistryTest {
     assertThat(registry.match(call("AttachVolume", "vol-1"))).isEmpty();
   }
 
+  @Test
+  void aFrozenCallIsHeldUntilTheFreezeIsLiftedThenDropped() throws Exception {
+    var registry = new FaultRegistry();
+    var freeze = registry.freeze("ec2", "*");
+    assertThat(registry.holdWhileFrozen(new ApiRequest("efs", "CreateAccessPoint", "POST", "/", Map.of(), "")))
+        .as("another service is not frozen").isEmpty();
+
+    var held = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> registry.holdWhileFrozen(call("DescribeVolumes", "vol-1")));
+    Thread.sleep(300);
+    assertThat(held).as("no answer while frozen").isNotDone();
+    assertThat(freeze.hits()).isEqualTo(1);
+    freeze.close();
+
+    assertThat(held.get(5, java.util.concurrent.TimeUnit.SECONDS)).hasValueSatisfying(e -> {
+      assertThat(e.httpStatus()).isEqualTo(503);
+      assertThat(e.message()).contains("DescribeVolumes");
+    });
+    assertThat(registry.holdWhileFrozen(call("DescribeVolumes", "vol-1"))).isEmpty();
+  }
+
   private static ApiRequest call(String action, String volumeId) {
     return new ApiRequest("ec2", action, "POST", "/", Map.of("VolumeId", volumeId), "");
   }

@@ -67,10 +67,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   private final ControllerProvider provider;
   private final InFlightGuard inFlight;
   private final List<ControllerServiceCapability> capabilities;
+  private final EdgeIds ids;
 
   public ControllerService(ControllerProvider provider, InFlightGuard inFlight) {
     this.provider = provider;
     this.inFlight = inFlight;
+    this.ids = new EdgeIds(provider.ids());
     this.capabilities = capabilities(provider).stream()
         .map(t -> ControllerServiceCapability.newBuilder()
             .setRpc(ControllerServiceCapability.RPC.newBuilder().setType(t)).build())
@@ -126,7 +128,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         case VolumeSource.FromSnapshot s when !provider.provisioner().supportsSnapshotSource() ->
             throw DriverException.invalidArgument("volume_content_source",
                 "restoring from a snapshot is not supported by this driver");
-        default -> { }
+        case VolumeSource.FromVolume v -> ids.volume(v.volumeId(), "volume_content_source.volume.volume_id");
+        case VolumeSource.FromSnapshot s -> ids.snapshot(s.snapshotId(), "volume_content_source.snapshot.snapshot_id");
+        case VolumeSource.Empty e -> { }
       }
       try (var lease = inFlight.acquire("create/" + name, "CreateVolume")) {
         return CreateVolumeResponse.newBuilder()
@@ -139,6 +143,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   public void deleteVolume(DeleteVolumeRequest request, StreamObserver<DeleteVolumeResponse> observer) {
     UnaryCall.run(observer, () -> {
       String volumeId = required(request.getVolumeId(), "volume_id");
+      if (ids.volumeCannotExist(volumeId, "DeleteVolume")) {
+        return DeleteVolumeResponse.getDefaultInstance();
+      }
       try (var lease = inFlight.acquire(volumeId, "DeleteVolume")) {
         provider.provisioner().deleteVolume(volumeId, request.getSecretsMap());
       }
@@ -150,7 +157,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   public void validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest request,
       StreamObserver<ValidateVolumeCapabilitiesResponse> observer) {
     UnaryCall.run(observer, () -> {
-      String volumeId = required(request.getVolumeId(), "volume_id");
+      String volumeId = ids.volume(required(request.getVolumeId(), "volume_id"), "volume_id");
       List<VolumeCapability> caps = RequestParser.capabilities(request.getVolumeCapabilitiesList(), "volume_capabilities");
       CapabilityCheck check = provider.provisioner().validateCapabilities(volumeId, caps,
           request.getVolumeContextMap(), request.getParametersMap());
@@ -177,6 +184,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       String nodeId = required(request.getNodeId(), "node_id");
       VolumeCapability cap = RequestParser.requiredCapability(request.getVolumeCapability(),
           request.hasVolumeCapability(), "volume_capability");
+      ids.volume(volumeId, "volume_id");
+      ids.node(nodeId, "node_id");
       try (var lease = inFlight.acquire(volumeId + "/" + nodeId, "ControllerPublishVolume")) {
         var context = attacher.publish(new PublishRequest(volumeId, nodeId, cap, request.getReadonly(),
             request.getVolumeContextMap(), request.getSecretsMap()));
@@ -191,7 +200,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     UnaryCall.run(observer, () -> {
       VolumeAttacher attacher = part(provider.attacher(), "ControllerUnpublishVolume");
       String volumeId = required(request.getVolumeId(), "volume_id");
-      String nodeId = request.getNodeId();
+      String nodeId = request.getNodeId().isEmpty() ? "" : required(request.getNodeId(), "node_id");
+      if (ids.volumeCannotExist(volumeId, "ControllerUnpublishVolume")
+          || (!nodeId.isEmpty() && ids.nodeCannotExist(nodeId, "ControllerUnpublishVolume"))) {
+        return ControllerUnpublishVolumeResponse.getDefaultInstance();
+      }
       try (var lease = inFlight.acquire(volumeId + "/" + nodeId, "ControllerUnpublishVolume")) {
         attacher.unpublish(volumeId, nodeId, request.getSecretsMap());
       }
@@ -209,6 +222,10 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         throw DriverException.invalidArgument("capacity_range", "is required");
       }
       var capacity = RequestParser.capacity(request.getCapacityRange(), true, "capacity_range");
+      if (!capacity.isSet()) {
+        throw DriverException.invalidArgument("capacity_range", "needs required_bytes or limit_bytes");
+      }
+      ids.volume(volumeId, "volume_id");
       VolumeCapability cap = request.hasVolumeCapability()
           ? RequestParser.capability(request.getVolumeCapability(), "volume_capability") : null;
       // No in-flight lease: expand and modify of one volume are merged by the provider's coalescer.
@@ -223,7 +240,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       StreamObserver<ControllerModifyVolumeResponse> observer) {
     UnaryCall.run(observer, () -> {
       VolumeModifier modifier = part(provider.modifier(), "ControllerModifyVolume");
-      String volumeId = required(request.getVolumeId(), "volume_id");
+      String volumeId = ids.volume(required(request.getVolumeId(), "volume_id"), "volume_id");
       modifier.modify(new ModifyRequest(volumeId, request.getMutableParamsMap(), request.getSecretsMap()));
       return ControllerModifyVolumeResponse.getDefaultInstance();
     });
@@ -234,7 +251,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     UnaryCall.run(observer, () -> {
       SnapshotManager snapshots = part(provider.snapshots(), "CreateSnapshot");
       String name = required(request.getName(), "name");
-      String source = required(request.getSourceVolumeId(), "source_volume_id");
+      String source = ids.volume(required(request.getSourceVolumeId(), "source_volume_id"), "source_volume_id");
       try (var lease = inFlight.acquire("snapshot/" + name, "CreateSnapshot")) {
         Snapshot snapshot = snapshots.createSnapshot(new SnapshotRequest(source, name, request.getParametersMap(),
             request.getSecretsMap()));
@@ -248,6 +265,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     UnaryCall.run(observer, () -> {
       SnapshotManager snapshots = part(provider.snapshots(), "DeleteSnapshot");
       String snapshotId = required(request.getSnapshotId(), "snapshot_id");
+      if (ids.snapshotCannotExist(snapshotId, "DeleteSnapshot")) {
+        return DeleteSnapshotResponse.getDefaultInstance();
+      }
       try (var lease = inFlight.acquire(snapshotId, "DeleteSnapshot")) {
         snapshots.deleteSnapshot(snapshotId, request.getSecretsMap());
       }
@@ -259,8 +279,16 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   public void listSnapshots(ListSnapshotsRequest request, StreamObserver<ListSnapshotsResponse> observer) {
     UnaryCall.run(observer, () -> {
       SnapshotManager snapshots = part(provider.snapshots(), "ListSnapshots");
-      Page<Snapshot> page = snapshots.listSnapshots(new SnapshotQuery(request.getSnapshotId(),
-          request.getSourceVolumeId(), RequestParser.maxEntries(request.getMaxEntries()), request.getStartingToken()));
+      int maxEntries = RequestParser.maxEntries(request.getMaxEntries());
+      String snapshotId = RequestParser.optional(request.getSnapshotId(), "snapshot_id");
+      String sourceVolumeId = RequestParser.optional(request.getSourceVolumeId(), "source_volume_id");
+      String token = RequestParser.startingToken(request.getStartingToken());
+      // A snapshot or source volume that cannot exist has no snapshots: an empty page, as the spec asks.
+      if ((!snapshotId.isEmpty() && ids.snapshotCannotExist(snapshotId, "ListSnapshots"))
+          || (!sourceVolumeId.isEmpty() && ids.volumeCannotExist(sourceVolumeId, "ListSnapshots"))) {
+        return ListSnapshotsResponse.getDefaultInstance();
+      }
+      Page<Snapshot> page = snapshots.listSnapshots(new SnapshotQuery(snapshotId, sourceVolumeId, maxEntries, token));
       ListSnapshotsResponse.Builder b = ListSnapshotsResponse.newBuilder().setNextToken(page.nextToken());
       page.entries().forEach(s -> b.addEntries(ListSnapshotsResponse.Entry.newBuilder()
           .setSnapshot(ResponseBuilder.snapshot(s))));
@@ -273,7 +301,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     UnaryCall.run(observer, () -> {
       VolumeLister lister = part(provider.lister(), "ListVolumes");
       Page<PublishedVolume> page = lister.listVolumes(RequestParser.maxEntries(request.getMaxEntries()),
-          request.getStartingToken());
+          RequestParser.startingToken(request.getStartingToken()));
       ListVolumesResponse.Builder b = ListVolumesResponse.newBuilder().setNextToken(page.nextToken());
       page.entries().forEach(v -> b.addEntries(ListVolumesResponse.Entry.newBuilder()
           .setVolume(ResponseBuilder.volume(v.volume()))
@@ -287,7 +315,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       StreamObserver<ControllerGetVolumeResponse> observer) {
     UnaryCall.run(observer, () -> {
       VolumeLister lister = part(provider.lister(), "ControllerGetVolume");
-      PublishedVolume v = lister.getVolume(required(request.getVolumeId(), "volume_id"));
+      PublishedVolume v = lister.getVolume(ids.volume(required(request.getVolumeId(), "volume_id"), "volume_id"));
       return ControllerGetVolumeResponse.newBuilder().setVolume(ResponseBuilder.volume(v.volume()))
           .setStatus(ControllerGetVolumeResponse.VolumeStatus.newBuilder().addAllPublishedNodeIds(v.publishedNodeIds()))
           .build();

@@ -17,7 +17,12 @@ import java.util.List;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
-/** Identity: name and version, the plugin capabilities of the running mode, and readiness. */
+/**
+ * Identity: name and version, the plugin capabilities of the running mode, and Probe. Probe answers liveness (the
+ * process serves: a node once it knows its instance), not the cloud's reachability: the livenessprobe sidecar turns
+ * Probe into the container's liveness, and a controller cut off from AWS must not be restarted for it. Readiness
+ * (liveness and the cloud answered the driver's recent calls) is served on the HTTP endpoint's {@code /readyz}.
+ */
 public final class IdentityService extends IdentityGrpc.IdentityImplBase {
 
   private static final Logger LOG = LogManager.getLogger(IdentityService.class);
@@ -63,7 +68,7 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
   @Override
   public void probe(ProbeRequest request, StreamObserver<ProbeResponse> observer) {
     UnaryCall.run(observer, () -> {
-      Readiness readiness = readiness();
+      Readiness readiness = liveness();
       boolean ready = readiness instanceof Readiness.Ready;
       if (readiness instanceof Readiness.NotReady(String reason) && !reason.equals(lastNotReady)) {
         LOG.warn("Probe: not ready: {}", reason);
@@ -73,14 +78,23 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
     });
   }
 
-  /** Ready only when every part served by this process is ready. */
+  /** Live when the process serves every part of its mode: a node once its metadata is read; a controller always. */
+  public Readiness liveness() {
+    if (driver.node().isPresent() && driver.node().get().readiness() instanceof Readiness.NotReady nr) {
+      return new Readiness.NotReady("node: " + nr.reason());
+    }
+    return Readiness.ready();
+  }
+
+  /** Ready when live and the controller's cloud answered its recent calls (no call is made for this). */
   public Readiness readiness() {
+    Readiness live = liveness();
+    if (live instanceof Readiness.NotReady) {
+      return live;
+    }
     if (driver.controller().isPresent()
         && driver.controller().get().readiness() instanceof Readiness.NotReady nr) {
       return new Readiness.NotReady("controller: " + nr.reason());
-    }
-    if (driver.node().isPresent() && driver.node().get().readiness() instanceof Readiness.NotReady nr) {
-      return new Readiness.NotReady("node: " + nr.reason());
     }
     return Readiness.ready();
   }

@@ -38,6 +38,23 @@ final class RequestParser {
     return value;
   }
 
+  /** An optional id or token: "" when absent, otherwise bounded and free of control characters as {@link #required}. */
+  static String optional(String value, String field) {
+    return value == null || value.isEmpty() ? "" : required(value, field);
+  }
+
+  /** A List call's starting_token: "" when absent; one no listing could have returned is ABORTED (the spec). */
+  static String startingToken(String value) {
+    if (value == null || value.isEmpty()) {
+      return "";
+    }
+    if (value.length() > MAX_ID_LENGTH || value.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+      throw DriverException.aborted("starting_token is not a token this driver returned; start the listing again "
+          + "without it");
+    }
+    return value;
+  }
+
   /** An absolute path without {@code ..} or {@code .} segments, as kubelet sends them. */
   static Path path(String value, String field) {
     required(value, field);
@@ -105,8 +122,11 @@ final class RequestParser {
     }
     long required = range.getRequiredBytes();
     long limit = range.getLimitBytes();
-    if (required < 0 || limit < 0) {
-      throw DriverException.invalidArgument(field, "bytes must not be negative");
+    if (required < 0) {
+      throw DriverException.invalidArgument(field + ".required_bytes", "must not be negative, got " + required);
+    }
+    if (limit < 0) {
+      throw DriverException.invalidArgument(field + ".limit_bytes", "must not be negative, got " + limit);
     }
     if (limit > 0 && required > limit) {
       throw DriverException.outOfRange(field + ": required_bytes " + required + " exceeds limit_bytes " + limit);
@@ -132,8 +152,25 @@ final class RequestParser {
       return io.awscsi.core.provider.TopologyRequirement.NONE;
     }
     return new io.awscsi.core.provider.TopologyRequirement(
-        req.getRequisiteList().stream().map(Topology::getSegmentsMap).map(Map::copyOf).toList(),
-        req.getPreferredList().stream().map(Topology::getSegmentsMap).map(Map::copyOf).toList());
+        segments(req.getRequisiteList(), "accessibility_requirements.requisite"),
+        segments(req.getPreferredList(), "accessibility_requirements.preferred"));
+  }
+
+  /** Topology segments with keys and values bounded and free of control characters, as ids are. */
+  private static List<Map<String, String>> segments(List<Topology> topologies, String field) {
+    List<Map<String, String>> out = new ArrayList<>(topologies.size());
+    for (int i = 0; i < topologies.size(); i++) {
+      String at = field + "[" + i + "]";
+      Map<String, String> segments = topologies.get(i).getSegmentsMap();
+      segments.forEach((key, value) -> {
+        required(key, at + " key");
+        if (!value.isEmpty()) {
+          required(value, at + " " + key);
+        }
+      });
+      out.add(Map.copyOf(segments));
+    }
+    return out;
   }
 
   /** Page size and token of List calls; a negative size is INVALID_ARGUMENT. */

@@ -30,6 +30,14 @@ public interface ControllerProvider {
     return Optional.empty();
   }
 
-  /** Readiness of the controller's dependencies (cloud API reachable, credentials valid). */
+  /** The shapes of this driver's volume, snapshot and node ids, checked before any part is called. */
+  default IdSyntax ids() {
+    return IdSyntax.ANY;
+  }
+
+  /**
+   * Readiness of the controller's dependencies: whether the cloud answered the driver's own recent calls. Must be
+   * cheap and must not call the cloud itself (it is asked on every readiness probe).
+   */
   Readiness readiness();
 }

@@ -49,7 +49,7 @@ public final class DriverRuntime implements AutoCloseable {
     HttpEndpoint http = null;
     if (httpAddress != null) {
       try {
-        http = HttpEndpoint.start(httpAddress, identity::readiness, metrics);
+        http = HttpEndpoint.start(httpAddress, identity::liveness, identity::readiness, metrics);
       } catch (IOException e) {
         server.shutdown(Duration.ZERO);
         throw new IOException("cannot serve --http-endpoint " + httpAddress + ": " + e.getMessage(), e);

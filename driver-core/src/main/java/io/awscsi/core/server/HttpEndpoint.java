@@ -11,7 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
-/** {@code --http-endpoint}: {@code /healthz} (the provider's readiness) and Prometheus {@code /metrics}. */
+/**
+ * {@code --http-endpoint}: {@code /livez} (also {@code /healthz}: the process serves, as Probe), {@code /readyz}
+ * (live, and the cloud answered the driver's recent calls) and Prometheus {@code /metrics}. Not ready is 503 with
+ * the reason.
+ */
 public final class HttpEndpoint implements AutoCloseable {
 
   private final HttpServer server;
@@ -39,18 +43,13 @@ public final class HttpEndpoint implements AutoCloseable {
     return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
   }
 
-  public static HttpEndpoint start(InetSocketAddress address, Supplier<Readiness> readiness, MetricsRegistry metrics)
-      throws IOException {
+  public static HttpEndpoint start(InetSocketAddress address, Supplier<Readiness> liveness,
+      Supplier<Readiness> readiness, MetricsRegistry metrics) throws IOException {
     HttpServer server = HttpServer.create(address, 16);
     server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    server.createContext("/healthz", exchange -> {
-      Readiness r = readiness.get();
-      if (r instanceof Readiness.NotReady(String reason)) {
-        respond(exchange, 503, "text/plain", "not ready: " + reason + "\n");
-      } else {
-        respond(exchange, 200, "text/plain", "ok\n");
-      }
-    });
+    server.createContext("/livez", exchange -> health(exchange, liveness.get(), "not live"));
+    server.createContext("/healthz", exchange -> health(exchange, liveness.get(), "not live"));
+    server.createContext("/readyz", exchange -> health(exchange, readiness.get(), "not ready"));
     server.createContext("/metrics", exchange ->
         respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()));
     server.start();
@@ -59,6 +58,14 @@ public final class HttpEndpoint implements AutoCloseable {
 
   public InetSocketAddress address() {
     return server.getAddress();
+  }
+
+  private static void health(HttpExchange exchange, Readiness r, String negative) throws IOException {
+    if (r instanceof Readiness.NotReady(String reason)) {
+      respond(exchange, 503, "text/plain", negative + ": " + reason + "\n");
+    } else {
+      respond(exchange, 200, "text/plain", "ok\n");
+    }
   }
 
   private static void respond(HttpExchange exchange, int code, String type, String body) throws IOException {

@@ -128,7 +128,14 @@ class ControllerServiceTest {
             c -> c.createVolume(createVolume("pvc-1").addVolumeCapabilities(noType).build()),
             "volume_capabilities[1].access_type"),
         new Invalid("CreateVolume with negative capacity", c -> c.createVolume(createVolume("pvc-1")
-            .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(-1)).build()), "capacity_range"),
+            .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(-1)).build()),
+            "capacity_range.required_bytes"),
+        new Invalid("CreateVolume with negative limit", c -> c.createVolume(createVolume("pvc-1")
+            .setCapacityRange(CapacityRange.newBuilder().setLimitBytes(Long.MIN_VALUE)).build()),
+            "capacity_range.limit_bytes"),
+        new Invalid("ControllerExpandVolume with an empty capacity_range", c -> c.controllerExpandVolume(
+            ControllerExpandVolumeRequest.newBuilder().setVolumeId("vol-1")
+                .setCapacityRange(CapacityRange.getDefaultInstance()).build()), "capacity_range"),
         new Invalid("CreateVolume from a snapshot without id", c -> c.createVolume(createVolume("pvc-1")
             .setVolumeContentSource(VolumeContentSource.newBuilder()
                 .setSnapshot(VolumeContentSource.SnapshotSource.getDefaultInstance())).build()),

@@ -77,19 +77,24 @@ class IdentityServiceTest {
   }
 
   @Test
-  void probeIsReadyOnlyWhileEveryServedPartIsReady() {
+  void probeAnswersLivenessNotTheCloudsReachability() {
     FakeControllerProvider controller = new FakeControllerProvider();
     FakeNodeProvider node = new FakeNodeProvider();
     server = InProcessCsiServer.start(FakeDriver.allMode(controller, node));
+    IdentityService identity = new IdentityService(FakeDriver.allMode(controller, node));
 
     assertThat(probe()).isTrue();
-    controller.readiness(new Readiness.NotReady("EC2 API unreachable"));
-    assertThat(probe()).isFalse();
+    controller.readiness(new Readiness.NotReady("EC2 did not answer"));
+    // The livenessprobe sidecar turns Probe into the container's liveness: an outage must not restart it.
+    assertThat(probe()).isTrue();
+    assertThat(identity.readiness()).isEqualTo(new Readiness.NotReady("controller: EC2 did not answer"));
     controller.readiness(Readiness.ready());
     node.readiness(new Readiness.NotReady("instance metadata unreachable"));
     assertThat(probe()).isFalse();
+    assertThat(identity.liveness()).isEqualTo(new Readiness.NotReady("node: instance metadata unreachable"));
     node.readiness(Readiness.ready());
     assertThat(probe()).isTrue();
+    assertThat(identity.readiness()).isEqualTo(Readiness.ready());
   }
 
   @Test

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The HTTP endpoint on a real loopback port. */
 class HttpEndpointTest {
 
+  private final AtomicReference<Readiness> liveness = new AtomicReference<>(Readiness.ready());
   private final AtomicReference<Readiness> readiness = new AtomicReference<>(Readiness.ready());
   private final MetricsRegistry metrics = new MetricsRegistry();
   private HttpEndpoint endpoint;
@@ -29,7 +30,8 @@ class HttpEndpointTest {
 
   @BeforeEach
   void start() throws Exception {
-    endpoint = HttpEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), readiness::get, metrics);
+    endpoint = HttpEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), liveness::get,
+        readiness::get, metrics);
     client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }
 
@@ -46,18 +48,30 @@ class HttpEndpointTest {
   }
 
   @Test
-  void healthzFollowsReadiness() throws Exception {
-    HttpResponse<String> ready = get("/healthz");
-    readiness.set(new Readiness.NotReady("controller: EC2 API unreachable"));
-    HttpResponse<String> notReady = get("/healthz");
+  void readyzFollowsReadinessWhileLivezAndHealthzStayUp() throws Exception {
+    HttpResponse<String> ready = get("/readyz");
+    readiness.set(new Readiness.NotReady("controller: EC2 did not answer"));
+    HttpResponse<String> notReady = get("/readyz");
+    HttpResponse<String> liveMeanwhile = get("/livez");
+    HttpResponse<String> healthzMeanwhile = get("/healthz");
     readiness.set(Readiness.ready());
-    HttpResponse<String> readyAgain = get("/healthz");
+    HttpResponse<String> readyAgain = get("/readyz");
 
     assertThat(ready.statusCode()).isEqualTo(200);
     assertThat(ready.body()).isEqualTo("ok\n");
     assertThat(notReady.statusCode()).isEqualTo(503);
-    assertThat(notReady.body()).isEqualTo("not ready: controller: EC2 API unreachable\n");
+    assertThat(notReady.body()).isEqualTo("not ready: controller: EC2 did not answer\n");
+    assertThat(liveMeanwhile.statusCode()).as("a controller cut off from AWS is still live").isEqualTo(200);
+    assertThat(healthzMeanwhile.statusCode()).isEqualTo(200);
     assertThat(readyAgain.statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void livezAndHealthzFollowLiveness() throws Exception {
+    liveness.set(new Readiness.NotReady("node: reading this node's instance metadata"));
+
+    assertThat(get("/livez").statusCode()).isEqualTo(503);
+    assertThat(get("/healthz").body()).isEqualTo("not live: node: reading this node's instance metadata\n");
   }
 
   @Test

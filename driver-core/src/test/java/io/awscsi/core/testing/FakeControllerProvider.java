@@ -1,6 +1,7 @@
 package io.awscsi.core.testing;
 
 import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.SnapshotManager;
 import io.awscsi.core.provider.VolumeAttacher;
@@ -20,6 +21,7 @@ public final class FakeControllerProvider implements ControllerProvider {
   private SnapshotManager snapshots;
   private VolumeLister lister;
   private volatile Readiness readiness = Readiness.ready();
+  private IdSyntax ids = IdSyntax.ANY;
 
   public FakeControllerProvider(VolumeProvisioner provisioner) {
     this.provisioner = provisioner;
@@ -58,6 +60,17 @@ public final class FakeControllerProvider implements ControllerProvider {
   public FakeControllerProvider readiness(Readiness readiness) {
     this.readiness = readiness;
     return this;
+  }
+
+  /** The id shapes driver-core checks at the edge from now on. */
+  public FakeControllerProvider withIds(IdSyntax syntax) {
+    this.ids = syntax;
+    return this;
+  }
+
+  @Override
+  public IdSyntax ids() {
+    return ids;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.awscsi.ebs.cloud;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -39,8 +40,8 @@ public final class DescribeBatcher<K, V> {
     Map<K, V> fetch(Set<K> keys, CallDeadline deadline);
   }
 
-  /** How long one batch call may take, as upstream. */
-  static final Duration BATCH_TIMEOUT = Duration.ofSeconds(30);
+  /** How long a batch call may take at most; within it, as long as the latest deadline of the callers waiting. */
+  static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
 
   private final String name;
   private final int maxEntries;
@@ -51,6 +52,8 @@ public final class DescribeBatcher<K, V> {
 
   private final Object lock = new Object();
   private Map<K, CompletableFuture<Optional<V>>> pending = new LinkedHashMap<>();
+  /** The latest deadline of the callers waiting on {@link #pending}: the batch call is bounded by it. */
+  private Instant pendingDeadline = Instant.MIN;
   private long generation;
   private long lastSent = Long.MIN_VALUE / 2;
   private final Map<K, Long> likelyBadUntil = new ConcurrentHashMap<>();
@@ -79,11 +82,14 @@ public final class DescribeBatcher<K, V> {
       return lookUpAlone(key, deadline);
     }
     CompletableFuture<Optional<V>> answer;
-    Map<K, CompletableFuture<Optional<V>>> ready = null;
+    Batch<K, V> ready = null;
     long armGeneration = -1;
     long wait = 0;
     synchronized (lock) {
       answer = pending.get(key);
+      if (deadline.at().isAfter(pendingDeadline)) {
+        pendingDeadline = deadline.at();
+      }
       if (answer == null) {
         answer = new CompletableFuture<>();
         pending.put(key, answer);
@@ -97,7 +103,7 @@ public final class DescribeBatcher<K, V> {
       }
     }
     if (ready != null) {
-      Map<K, CompletableFuture<Optional<V>>> batch = ready;
+      Batch<K, V> batch = ready;
       Thread.ofVirtual().name("describe-batch-" + name).start(() -> run(batch));
     } else if (armGeneration >= 0) {
       long armed = armGeneration;
@@ -124,9 +130,13 @@ public final class DescribeBatcher<K, V> {
     return true;
   }
 
-  private Map<K, CompletableFuture<Optional<V>>> takeBatch(long now) {
-    Map<K, CompletableFuture<Optional<V>>> batch = pending;
+  /** The keys of one Describe call and the latest deadline of the callers waiting for them. */
+  private record Batch<K, V>(Map<K, CompletableFuture<Optional<V>>> answers, Instant deadline) {}
+
+  private Batch<K, V> takeBatch(long now) {
+    Batch<K, V> batch = new Batch<>(pending, pendingDeadline);
     pending = new LinkedHashMap<>();
+    pendingDeadline = Instant.MIN;
     generation++;
     lastSent = now;
     return batch;
@@ -138,7 +148,7 @@ public final class DescribeBatcher<K, V> {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    Map<K, CompletableFuture<Optional<V>>> batch = null;
+    Batch<K, V> batch = null;
     synchronized (lock) {
       if (generation == armedGeneration && !pending.isEmpty()) {
         batch = takeBatch(nanoClock.getAsLong());
@@ -149,12 +159,16 @@ public final class DescribeBatcher<K, V> {
     }
   }
 
-  private void run(Map<K, CompletableFuture<Optional<V>>> batch) {
+  private void run(Batch<K, V> batch) {
+    // The call serves every caller in it, so it may take as long as the last of them waits, never longer.
     CallDeadline deadline = CallDeadline.after(BATCH_TIMEOUT);
+    if (batch.deadline().isBefore(deadline.at())) {
+      deadline = new CallDeadline(batch.deadline());
+    }
     try {
-      resolve(new ArrayList<>(batch.keySet()), batch, deadline);
+      resolve(new ArrayList<>(batch.answers().keySet()), batch.answers(), deadline);
     } catch (RuntimeException unexpected) {
-      batch.values().forEach(f -> f.completeExceptionally(unexpected));
+      batch.answers().values().forEach(f -> f.completeExceptionally(unexpected));
     }
   }
 
@@ -209,7 +223,7 @@ public final class DescribeBatcher<K, V> {
       return answer.get(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       throw new CloudException(new CloudError.DeadlinePassed(name + " lookup of " + key
-          + ": the call's deadline passed while waiting for the batched Describe call"));
+          + ": EC2 did not answer the batched call before the call's deadline"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new CloudException(new CloudError.Interrupted(name + " lookup of " + key + ": interrupted"));

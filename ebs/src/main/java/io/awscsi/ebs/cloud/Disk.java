@@ -43,11 +43,13 @@ public record Disk(
   }
 
   public Disk {
+    zone = zone == null ? "" : zone;
+    volumeType = volumeType == null ? "" : volumeType;
     zoneId = zoneId == null ? "" : zoneId;
     kmsKeyId = kmsKeyId == null ? "" : kmsKeyId;
     snapshotId = snapshotId == null ? "" : snapshotId;
-    attachments = List.copyOf(attachments);
-    tags = Map.copyOf(tags);
+    attachments = attachments == null ? List.of() : List.copyOf(attachments);
+    tags = tags == null ? Map.of() : Map.copyOf(tags);
   }
 
   public long sizeBytes() {

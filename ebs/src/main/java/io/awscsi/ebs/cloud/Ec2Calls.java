@@ -1,6 +1,7 @@
 package io.awscsi.ebs.cloud;
 
 import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.Reachability;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -34,8 +35,14 @@ final class Ec2Calls {
   private final MetricsRegistry.Histogram duration;
   private final MetricsRegistry.Counter errors;
   private final MetricsRegistry.Counter throttles;
+  private final Reachability reachability;
 
   Ec2Calls(Ec2RateLimits limits, Ec2RetryPolicy policy, MetricsRegistry metrics) {
+    this(limits, policy, metrics, new Reachability("EC2"));
+  }
+
+  Ec2Calls(Ec2RateLimits limits, Ec2RetryPolicy policy, MetricsRegistry metrics, Reachability reachability) {
+    this.reachability = reachability;
     for (Ec2Action action : Ec2Action.values()) {
       buckets.put(action, limits.bucketFor(action));
       retries.put(action, Retry.of(action.apiName(), retryConfig(policy)));
@@ -82,10 +89,16 @@ final class Ec2Calls {
     try {
       T result = request.apply(override);
       duration.observe((System.nanoTime() - start) / 1e9, api);
+      reachability.answered(api);
       return result;
     } catch (RuntimeException failure) {
-      CloudError error = Ec2ErrorCodes.classify(failure);
+      CloudError error = named(api, left, Ec2ErrorCodes.classify(failure));
       errors.inc(api, errorCode(error));
+      if (Ec2ErrorCodes.unanswered(error)) {
+        reachability.unanswered(api, error.message());
+      } else {
+        reachability.answered(api);
+      }
       if (error instanceof CloudError.Throttled) {
         throttles.inc(api);
         buckets.get(action).drain();
@@ -95,6 +108,17 @@ final class Ec2Calls {
       }
       throw new CloudException(error, deadline, failure);
     }
+  }
+
+  /** Failures without an EC2 answer, told in words that name the API that did not answer. */
+  private static CloudError named(String api, Duration allowed, CloudError error) {
+    return switch (error) {
+      case CloudError.DeadlinePassed e -> new CloudError.DeadlinePassed("EC2 " + api + " did not answer within "
+          + allowed.toMillis() + " ms, the time left before the call's deadline");
+      case CloudError.ServiceUnavailable e when e.code().equals("ClientError") -> new CloudError.ServiceUnavailable(
+          e.code(), "EC2 " + api + " got no answer: " + e.message());
+      default -> error;
+    };
   }
 
   private static String errorCode(CloudError error) {

@@ -31,7 +31,8 @@ public final class Ec2ErrorCodes {
       "InvalidParameterCombination", "MissingParameter", "UnknownVolumeType", "InvalidZone.NotFound",
       "InvalidVolume.ZoneMismatch", "InvalidParameterDependency", "UnsupportedOperation", "InvalidRequest",
       "KMSKeyNotAccessible", "InvalidKMSKey.NotFound", "InvalidKMSKey.InvalidState", "InvalidNextToken",
-      "InvalidPaginationToken", "InvalidAvailabilityZone", "InvalidSnapshot.Unsupported");
+      "InvalidPaginationToken", "InvalidAvailabilityZone", "InvalidSnapshot.Unsupported", "TagLimitExceeded",
+      "InvalidTagKey.Malformed", "InvalidParameterValue.TagValue");
 
   private Ec2ErrorCodes() {}
 
@@ -47,6 +48,15 @@ public final class Ec2ErrorCodes {
       case SdkException e -> new CloudError.ServiceUnavailable("SdkError", e.getMessage());
       default -> new CloudError.Other(failure.getClass().getSimpleName(), String.valueOf(failure.getMessage()));
     };
+  }
+
+  /**
+   * Whether a failure means EC2 did not answer (unreachable, server fault, no answer in time) or refused the
+   * driver's credentials: what readiness reports. Every other error is an answer.
+   */
+  static boolean unanswered(CloudError error) {
+    return error instanceof CloudError.ServiceUnavailable || error instanceof CloudError.DeadlinePassed
+        || error instanceof CloudError.AccessDenied;
   }
 
   /** Classifies an EC2 error code with its message and HTTP status. */

@@ -1,6 +1,7 @@
 package io.awscsi.ebs.cloud;
 
 import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.Reachability;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,24 +54,31 @@ public final class Ec2Volumes {
   private final DescribeBatcher<String, DiskSnapshot> snapshotsById;
   private final DescribeBatcher<String, List<DiskSnapshot>> snapshotsByName;
   private final DescribeBatcher<String, VolumeModification> modificationsByVolume;
-  private volatile List<String> zones;
+  /** How long the region's zones are reused. */
+  static final Duration ZONES_TTL = Duration.ofHours(1);
+
+  private volatile CachedZones zones;
+  private final Reachability reachability = new Reachability("EC2");
 
   public Ec2Volumes(Ec2Client ec2, DescribeBatching batching, Ec2RateLimits limits, Ec2RetryPolicy retryPolicy,
       MetricsRegistry metrics) {
     this.ec2 = ec2;
-    this.calls = new Ec2Calls(limits, retryPolicy, metrics);
+    this.calls = new Ec2Calls(limits, retryPolicy, metrics, reachability);
     Duration delay = batching.delay();
-    volumesById = new DescribeBatcher<>("volumes-by-id", batching.entries(DescribeBatching.VOLUMES), delay,
+    volumesById = new DescribeBatcher<>("DescribeVolumes by id", batching.entries(DescribeBatching.VOLUMES), delay,
         this::describeVolumesById);
-    volumesByName = new DescribeBatcher<>("volumes-by-name", batching.entries(DescribeBatching.VOLUMES), delay,
+    volumesByName = new DescribeBatcher<>("DescribeVolumes by name", batching.entries(DescribeBatching.VOLUMES), delay,
         (names, d) -> groupByTag(describeVolumesByTag(names, d), VOLUME_NAME_TAG, Disk::tags));
-    instancesById = new DescribeBatcher<>("instances-by-id", batching.entries(DescribeBatching.INSTANCES), delay,
+    instancesById = new DescribeBatcher<>("DescribeInstances by id",
+        batching.entries(DescribeBatching.INSTANCES), delay,
         this::describeInstances);
-    snapshotsById = new DescribeBatcher<>("snapshots-by-id", batching.entries(DescribeBatching.SNAPSHOTS), delay,
+    snapshotsById = new DescribeBatcher<>("DescribeSnapshots by id",
+        batching.entries(DescribeBatching.SNAPSHOTS), delay,
         this::describeSnapshotsById);
-    snapshotsByName = new DescribeBatcher<>("snapshots-by-name", batching.entries(DescribeBatching.SNAPSHOTS), delay,
+    snapshotsByName = new DescribeBatcher<>("DescribeSnapshots by name",
+        batching.entries(DescribeBatching.SNAPSHOTS), delay,
         (names, d) -> groupByTag(describeSnapshotsByTag(names, d), SNAPSHOT_NAME_TAG, DiskSnapshot::tags));
-    modificationsByVolume = new DescribeBatcher<>("modifications-by-volume",
+    modificationsByVolume = new DescribeBatcher<>("DescribeVolumesModifications by volume",
         batching.entries(DescribeBatching.MODIFICATIONS), delay, this::describeModifications);
   }
 
@@ -289,29 +297,29 @@ public final class Ec2Volumes {
 
   // ---- region
 
-  /** The region's available zone names, in EC2's order (cached: zones do not change under a running driver). */
-  public List<String> availabilityZones(CallDeadline deadline) {
-    List<String> known = zones;
-    if (known == null) {
-      known = calls.run(Ec2Action.DESCRIBE_AVAILABILITY_ZONES, deadline, o -> ec2.describeAvailabilityZones(r -> r
-          .overrideConfiguration(o))).availabilityZones().stream()
+  /**
+   * The region's available zones, in EC2's order. Cached for {@link #ZONES_TTL} (zones of a region hardly change
+   * under a running driver); every volume's zone is checked against them before anything is created.
+   */
+  public List<Zone> availabilityZones(CallDeadline deadline) {
+    CachedZones known = zones;
+    if (known == null || System.nanoTime() - known.fetchedAt() > ZONES_TTL.toNanos()) {
+      List<Zone> fetched = calls.run(Ec2Action.DESCRIBE_AVAILABILITY_ZONES, deadline, o -> ec2
+          .describeAvailabilityZones(r -> r.overrideConfiguration(o))).availabilityZones().stream()
+          .filter(z -> z.zoneName() != null && !z.zoneName().isEmpty())
           .filter(z -> z.stateAsString() == null || z.stateAsString().equals("available"))
-          .map(z -> z.zoneName()).toList();
+          .map(z -> new Zone(z.zoneName(), z.zoneId())).toList();
+      known = new CachedZones(fetched, System.nanoTime());
       zones = known;
     }
-    return known;
+    return known.zones();
   }
 
-  /** A dry-run DescribeAvailabilityZones: proves that EC2 is reachable and the credentials are accepted. */
-  public void checkAccess(CallDeadline deadline) {
-    try {
-      calls.run(Ec2Action.DESCRIBE_AVAILABILITY_ZONES, deadline, o -> ec2.describeAvailabilityZones(r -> r
-          .overrideConfiguration(o).dryRun(true)));
-    } catch (CloudException e) {
-      if (!(e.error() instanceof CloudError.DryRunSucceeded)) {
-        throw e;
-      }
-    }
+  private record CachedZones(List<Zone> zones, long fetchedAt) {}
+
+  /** Whether EC2 answered the driver's latest calls (readiness, without calls of its own). */
+  public Reachability reachability() {
+    return reachability;
   }
 
   /** Describe calls made by the batchers, by batcher (for the benchmark). */
@@ -396,6 +404,10 @@ public final class Ec2Volumes {
     return byStart.compare(a, b) >= 0 ? a : b;
   }
 
+  /**
+   * The answer by exact tag value. EC2 reads {@code *} and {@code ?} in filter values as wildcards (moto does not
+   * read their escapes), so a name such as "*" may list other names' volumes: only an exact match counts.
+   */
   private static <T> Map<String, List<T>> groupByTag(List<T> items, String tag, Function<T, Map<String, String>> tags) {
     return items.stream().filter(i -> tags.apply(i).containsKey(tag))
         .collect(Collectors.groupingBy(i -> tags.apply(i).get(tag)));

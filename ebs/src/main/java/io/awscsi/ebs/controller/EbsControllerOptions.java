@@ -21,7 +21,6 @@ import java.util.Map;
  * @param retryPolicy backoff for throttled and failed EC2 requests
  * @param stuckAttachingTimeout an attachment in {@code attaching} longer than this is detached and retried (90 s)
  * @param defaultCallTimeout the deadline of an operation whose gRPC call carries none
- * @param readinessSuccessTtl how long a successful readiness check of EC2 is reused
  */
 public record EbsControllerOptions(
     String region,
@@ -33,8 +32,7 @@ public record EbsControllerOptions(
     Ec2RateLimits rateLimits,
     Ec2RetryPolicy retryPolicy,
     Duration stuckAttachingTimeout,
-    Duration defaultCallTimeout,
-    Duration readinessSuccessTtl) {
+    Duration defaultCallTimeout) {
 
   public EbsControllerOptions {
     extraTags = Map.copyOf(extraTags);
@@ -54,54 +52,49 @@ public record EbsControllerOptions(
   /** Upstream's defaults for {@code region}. */
   public static EbsControllerOptions defaults(String region) {
     return new EbsControllerOptions(region, Map.of(), "", false, Duration.ofSeconds(2), DescribeBatching.DEFAULT,
-        Ec2RateLimits.DEFAULT, Ec2RetryPolicy.DEFAULT, Duration.ofSeconds(90), Duration.ofMinutes(2),
-        Duration.ofMinutes(5));
+        Ec2RateLimits.DEFAULT, Ec2RetryPolicy.DEFAULT, Duration.ofSeconds(90), Duration.ofMinutes(2));
   }
 
   public EbsControllerOptions withExtraTags(Map<String, String> tags) {
     return new EbsControllerOptions(region, tags, k8sTagClusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
-        readinessSuccessTtl);
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout,
+        defaultCallTimeout);
   }
 
   public EbsControllerOptions withK8sTagClusterId(String clusterId) {
     return new EbsControllerOptions(region, extraTags, clusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
-        readinessSuccessTtl);
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout,
+        defaultCallTimeout);
   }
 
   public EbsControllerOptions withModifyVolumeRequestHandlerTimeout(Duration timeout) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag, timeout, batching,
-        rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout, readinessSuccessTtl);
+        rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
   }
 
   public EbsControllerOptions withBatching(DescribeBatching value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, value, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
-        readinessSuccessTtl);
+        modifyVolumeRequestHandlerTimeout, value, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
   }
 
   public EbsControllerOptions withRateLimits(Ec2RateLimits value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, value, retryPolicy, stuckAttachingTimeout, defaultCallTimeout,
-        readinessSuccessTtl);
+        modifyVolumeRequestHandlerTimeout, batching, value, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
   }
 
   public EbsControllerOptions withStuckAttachingTimeout(Duration value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, value, defaultCallTimeout,
-        readinessSuccessTtl);
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, value, defaultCallTimeout);
   }
 
   public EbsControllerOptions withDefaultCallTimeout(Duration value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
-        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, value,
-        readinessSuccessTtl);
+        modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, value);
   }
 
   public EbsControllerOptions withWarnOnInvalidTag(boolean value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, value, modifyVolumeRequestHandlerTimeout,
-        batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout, readinessSuccessTtl);
+        batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.awscsi.ebs.controller;
 
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.SnapshotManager;
 import io.awscsi.core.provider.VolumeAttacher;
@@ -9,9 +10,15 @@ import io.awscsi.core.provider.VolumeExpander;
 import io.awscsi.core.provider.VolumeLister;
 import io.awscsi.core.provider.VolumeModifier;
 import io.awscsi.core.provider.VolumeProvisioner;
+import io.awscsi.ebs.cloud.CallDeadline;
+import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.volume.EbsIds;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 
 /**
@@ -21,13 +28,15 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
  */
 public final class EbsControllerProvider implements ControllerProvider {
 
+  private static final Logger LOG = LogManager.getLogger(EbsControllerProvider.class);
+  private static final Duration ZONE_LOOKUP_TIMEOUT = Duration.ofSeconds(30);
+
   private final Ec2Volumes ec2;
   private final EbsVolumeProvisioner provisioner;
   private final EbsVolumeAttacher attacher;
   private final EbsVolumeResizer resizer;
   private final EbsSnapshotManager snapshots;
   private final EbsVolumeLister lister;
-  private final Ec2Readiness readiness;
 
   private EbsControllerProvider(EbsControllerOptions options, Ec2Volumes ec2, AttachmentObserver observer) {
     this.ec2 = ec2;
@@ -37,7 +46,15 @@ public final class EbsControllerProvider implements ControllerProvider {
     this.resizer = new EbsVolumeResizer(ec2, options, tags, observer);
     this.snapshots = new EbsSnapshotManager(ec2, options, tags, observer);
     this.lister = new EbsVolumeLister(ec2, options);
-    this.readiness = new Ec2Readiness(ec2, options.readinessSuccessTtl(), System::nanoTime);
+    // The region's zones, wanted by the first CreateVolume anyway: fetched now, they also tell readiness early
+    // whether EC2 answers (readiness comes from the driver's own calls only).
+    Thread.ofVirtual().name("ebs-zones").start(() -> {
+      try {
+        ec2.availabilityZones(CallDeadline.after(ZONE_LOOKUP_TIMEOUT));
+      } catch (CloudException e) {
+        LOG.warn("EC2 DescribeAvailabilityZones at start failed: {}; CreateVolume will ask again", e.getMessage());
+      }
+    });
   }
 
   /**
@@ -51,6 +68,11 @@ public final class EbsControllerProvider implements ControllerProvider {
       AttachmentObserver observer) {
     Ec2Volumes ec2 = new Ec2Volumes(client, options.batching(), options.rateLimits(), options.retryPolicy(), metrics);
     return new EbsControllerProvider(options, ec2, observer);
+  }
+
+  @Override
+  public IdSyntax ids() {
+    return EbsIds.SYNTAX;
   }
 
   @Override
@@ -83,9 +105,10 @@ public final class EbsControllerProvider implements ControllerProvider {
     return Optional.of(lister);
   }
 
+  /** Whether EC2 answered the driver's latest calls; makes no call itself. */
   @Override
   public Readiness readiness() {
-    return readiness.check();
+    return ec2.reachability().readiness();
   }
 
   /** Describe calls made by each batcher so far (for the benchmark and diagnostics). */

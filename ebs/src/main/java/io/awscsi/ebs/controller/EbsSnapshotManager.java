@@ -12,6 +12,7 @@ import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.DiskSnapshot;
 import io.awscsi.ebs.cloud.Ec2Volumes;
 import io.awscsi.ebs.cloud.ListChunk;
+import io.awscsi.ebs.cloud.Zone;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -65,7 +66,7 @@ final class EbsSnapshotManager implements SnapshotManager {
       ec2.disk(volumeId, deadline).orElseThrow(() -> DriverException.notFound("source volume " + volumeId
           + " of snapshot " + name + " does not exist"));
       if (!parameters.fastRestoreZones().isEmpty()) {
-        List<String> known = ec2.availabilityZones(deadline);
+        List<String> known = ec2.availabilityZones(deadline).stream().map(Zone::name).toList();
         for (String zone : parameters.fastRestoreZones()) {
           if (!known.contains(zone)) {
             throw DriverException.invalidArgument("fastSnapshotRestoreAvailabilityZones", "zone " + zone

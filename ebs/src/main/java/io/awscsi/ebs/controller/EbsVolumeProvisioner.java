@@ -22,6 +22,8 @@ import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.DiskSnapshot;
 import io.awscsi.ebs.cloud.DiskSpec;
 import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.Zone;
+import io.awscsi.ebs.volume.EbsFileSystems;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -83,7 +85,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     try (KeyedLocks.Held held = names.lock(request.name(), deadline, "CreateVolume " + request.name())) {
       DiskSpec spec = spec(request, parameters, multiAttach, deadline);
       Disk disk = findByName(request.name(), deadline)
-          .map(existing -> requireCompatible(existing, spec, request.name()))
+          .map(existing -> requireCompatible(existing, spec, request, ec2.availabilityZones(deadline)))
           .orElseGet(() -> createFresh(request.name(), spec, deadline));
       Disk ready = awaitAvailable(disk, request.name(), deadline);
       switch (request.source()) {
@@ -127,8 +129,11 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       throw DriverException.invalidArgument("volumeInitializationRate",
           "only applies to volumes restored from a snapshot");
     }
+    List<Zone> zones = ec2.availabilityZones(deadline);
+    if (zones.isEmpty()) {
+      throw DriverException.unavailable("EC2 reported no available zone in the region; CreateVolume will be retried");
+    }
     String zone;
-    String zoneId = "";
     if (source != null) {
       if (sizeGiB < source.sizeGiB()) {
         throw DriverException.outOfRange("a clone must be at least as large as its source volume "
@@ -138,31 +143,19 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
         throw DriverException.invalidArgument("kmsKeyId", "a clone keeps its source's KMS key ("
             + (source.kmsKeyId().isEmpty() ? "none" : source.kmsKeyId()) + "); remove kmsKeyId from the class");
       }
-      String sourceZone = source.zone();
-      boolean zoneExcluded = !request.topology().requisite().isEmpty() && request.topology().requisite().stream()
-          .map(seg -> seg.getOrDefault(ZoneSelector.ZONE_KEY, seg.getOrDefault(ZoneSelector.EBS_ZONE_KEY, "")))
-          .noneMatch(z -> z.isEmpty() || z.equals(sourceZone));
-      if (zoneExcluded) {
+      if (!ZoneSelector.allows(request.topology(), zones, source.zone())) {
         throw DriverException.resourceExhausted("clone source " + source.volumeId() + " is in " + source.zone()
             + ", which the accessibility requirements exclude; EBS clones stay in their source's zone");
       }
       zone = source.zone();
     } else {
-      ZoneSelector.Placement placement = ZoneSelector.pick(request.topology());
-      zone = placement.zone();
-      zoneId = placement.zoneId();
-      if (placement.isEmpty()) {
-        List<String> zones = ec2.availabilityZones(deadline);
-        if (zones.isEmpty()) {
-          throw DriverException.unavailable("EC2 reported no available zone in the region");
-        }
-        zone = zones.getFirst();
-      }
+      // Checked against the region's zones before anything is created: a volume never goes to an unknown zone.
+      zone = ZoneSelector.pick(request.topology(), zones).name();
     }
     int iops = p.iopsFor(sizeGiB);
     Map<String, String> volumeTags = tags.forVolume(request.name(), tags.userTags(p.tagSpecifications(),
         p.templateFields()), p.createdForTags(), p.driverTags());
-    return new DiskSpec(sizeGiB, p.type().ec2Name(), iops, p.throughput(), p.encrypted(), p.kmsKeyId(), zone, zoneId,
+    return new DiskSpec(sizeGiB, p.type().ec2Name(), iops, p.throughput(), p.encrypted(), p.kmsKeyId(), zone, "",
         snapshot == null ? "" : snapshot.snapshotId(), source == null ? "" : source.volumeId(), multiAttach,
         p.initializationRate(), volumeTags);
   }
@@ -181,7 +174,8 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     return named.stream().findFirst();
   }
 
-  private Disk requireCompatible(Disk existing, DiskSpec wanted, String name) {
+  private Disk requireCompatible(Disk existing, DiskSpec wanted, VolumeRequest request, List<Zone> zones) {
+    String name = request.name();
     List<String> differences = new ArrayList<>();
     if (existing.sizeGiB() != wanted.sizeGiB()) {
       differences.add("size " + existing.sizeGiB() + " GiB (requested " + wanted.sizeGiB() + " GiB)");
@@ -202,7 +196,10 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       differences.add("source snapshot " + (existing.snapshotId().isEmpty() ? "none" : existing.snapshotId())
           + " (requested " + wanted.snapshotId() + ")");
     }
-    if (!wanted.zone().isEmpty() && !existing.zone().equals(wanted.zone())) {
+    // Compatible means accessible from the requirements (CSI): any zone the requisite allows, not only the pick.
+    boolean zoneFits = wanted.isCopy() ? existing.zone().equals(wanted.zone())
+        : ZoneSelector.allows(request.topology(), zones, existing.zone());
+    if (!zoneFits) {
       differences.add("zone " + existing.zone() + " (requested " + wanted.zone() + ")");
     }
     if (!differences.isEmpty()) {
@@ -301,11 +298,13 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   /** Multi-attach is requested by MULTI_NODE_MULTI_WRITER with block access, and only io2 has it. */
   private static boolean checkCreateCapabilities(List<VolumeCapability> capabilities, VolumeType type) {
     boolean multiAttach = false;
-    for (VolumeCapability c : capabilities) {
+    for (int i = 0; i < capabilities.size(); i++) {
+      VolumeCapability c = capabilities.get(i);
       String problem = unsupported(c);
       if (problem != null) {
-        throw DriverException.invalidArgument("volume_capabilities", problem);
+        throw DriverException.invalidArgument("volume_capabilities[" + i + "]", problem);
       }
+
       multiAttach |= c.accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER;
     }
     if (multiAttach && !type.multiAttach()) {
@@ -318,6 +317,10 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   /** Why EBS cannot serve this capability, or null: as upstream, SINGLE_NODE_WRITER, or MULTI_NODE_MULTI_WRITER
    * with block access. */
   static String unsupported(VolumeCapability c) {
+    // A volume the node would refuse to stage is refused before EC2 makes it.
+    if (!c.isBlock() && EbsFileSystems.normalize(c.fsType()).isEmpty()) {
+      return "mount.fs_type \"" + c.fsType() + "\" is not supported by EBS volumes; " + EbsFileSystems.supportedList();
+    }
     return switch (c.accessMode()) {
       case SINGLE_NODE_WRITER -> null;
       case MULTI_NODE_MULTI_WRITER -> c.isBlock() ? null

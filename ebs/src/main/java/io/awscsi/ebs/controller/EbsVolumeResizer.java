@@ -54,19 +54,8 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
     String volumeId = request.volumeId();
     CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
     Disk disk = describe(volumeId, deadline, "ControllerExpandVolume");
-    int wanted = VolumeSizes.roundUpGiB(request.capacity().requiredBytes());
-    if (request.capacity().limitBytes() > 0 && wanted * VolumeSizes.GIB > request.capacity().limitBytes()) {
-      throw DriverException.outOfRange("no whole GiB fits required_bytes " + request.capacity().requiredBytes()
-          + " and limit_bytes " + request.capacity().limitBytes() + " for volume " + volumeId);
-    }
-    if (wanted < disk.sizeGiB()) {
-      throw DriverException.outOfRange("volume " + volumeId + " is " + disk.sizeGiB() + " GiB; EBS volumes cannot "
-          + "shrink to " + wanted + " GiB");
-    }
-    VolumeType type = VolumeType.fromEc2(disk.volumeType());
-    if (type != null) {
-      type.checkSize(wanted);
-    }
+    int wanted = VolumeSizes.forExpand(request.capacity(), disk.sizeGiB(), VolumeType.fromEc2(disk.volumeType()),
+        volumeId);
     boolean nodeExpansion = request.capability() == null || !request.capability().isBlock();
     int size = coalescer.submit(volumeId, VolumeChange.size(wanted), deadline);
     return new ExpandResult(size * VolumeSizes.GIB, nodeExpansion);
@@ -130,6 +119,9 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
       throw DriverException.invalidArgument("iopsPerGB", "iops and iopsPerGB cannot both be set; choose one");
     }
     VolumeType target = !type.isEmpty() ? VolumeType.parse("type", type) : VolumeType.fromEc2(disk.volumeType());
+    if (!type.isEmpty() && !type.equals(disk.volumeType())) {
+      target.checkSize("type", disk.volumeId(), disk.sizeGiB());
+    }
     if (target != null) {
       if (iopsPerGiB > 0) {
         iops = target.iopsFromRatio(iopsPerGiB, disk.sizeGiB(), false);

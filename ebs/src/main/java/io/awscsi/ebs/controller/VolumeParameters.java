@@ -1,6 +1,7 @@
 package io.awscsi.ebs.controller;
 
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.ebs.volume.EbsFileSystems;
 import io.awscsi.core.provider.VolumeCapability;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -37,7 +38,6 @@ public record VolumeParameters(
   static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
   static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
   static final String PV_NAME = "csi.storage.k8s.io/pv/name";
-  static final Set<String> FS_TYPES = Set.of("ext2", "ext3", "ext4", "xfs", "ntfs");
   static final String DEFAULT_FS_TYPE = "ext4";
 
   public VolumeParameters {
@@ -238,11 +238,7 @@ public record VolumeParameters(
   }
 
   private static String fsType(String key, String value) {
-    String fs = value.trim().toLowerCase(Locale.ROOT);
-    if (!FS_TYPES.contains(fs)) {
-      throw DriverException.invalidArgument(key, "unsupported file-system type \"" + value + "\"; use one of "
-          + new java.util.TreeSet<>(FS_TYPES));
-    }
-    return fs;
+    return EbsFileSystems.normalize(value).orElseThrow(() -> DriverException.invalidArgument(key,
+        "unsupported file-system type \"" + value + "\"; " + EbsFileSystems.supportedList()));
   }
 }

@@ -89,11 +89,11 @@ public enum VolumeType {
     return this == IO2;
   }
 
-  /** OutOfRange when {@code sizeGiB} is outside this type's limits. */
-  public void checkSize(int sizeGiB) {
+  /** OutOfRange naming {@code field} when a volume of {@code sizeGiB} cannot be of this type. */
+  public void checkSize(String field, String volumeId, int sizeGiB) {
     if (sizeGiB < minGiB || sizeGiB > maxGiB) {
-      throw DriverException.outOfRange("a " + ec2Name + " volume must be " + minGiB + " to " + maxGiB
-          + " GiB; " + sizeGiB + " GiB was requested");
+      throw DriverException.outOfRange(field + ": volume " + volumeId + " is " + sizeGiB + " GiB; a " + ec2Name
+          + " volume must be " + minGiB + " to " + maxGiB + " GiB");
     }
   }
 

@@ -1,43 +1,148 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.TopologyRequirement;
+import io.awscsi.ebs.cloud.Zone;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
-/** Picks where a new volume goes from the CO's accessibility requirements: the first preferred, else requisite. */
+/**
+ * Picks the zone of a new volume from the CO's accessibility requirements, checked against the region's zones
+ * before anything is created: the first preferred zone the requisite allows, else the first requisite zone, else
+ * the region's first zone (as upstream). Every zone key of a segment is read (the zone name under either key, the
+ * zone id); keys of other topologies are ignored. A zone the region does not have is never chosen: requisite
+ * segments naming only such zones are INVALID_ARGUMENT, preferred ones are skipped.
+ */
 final class ZoneSelector {
 
   /** The key reported in accessible_topology (upstream reports only this one). */
   static final String ZONE_KEY = "topology.kubernetes.io/zone";
   /** The driver's own zone key, accepted as upstream accepts it. */
   static final String EBS_ZONE_KEY = "topology.ebs.csi.aws.com/zone";
-  /** A zone id (use1-az1), passed to EC2 as AvailabilityZoneId. */
+  /** A zone id (use1-az1), translated to its zone through the region's zones. */
   static final String ZONE_ID_KEY = "topology.k8s.aws/zone-id";
 
-  /** A zone name or a zone id; both empty when the CO expressed no zone. */
-  record Placement(String zone, String zoneId) {
-    boolean isEmpty() {
-      return zone.isEmpty() && zoneId.isEmpty();
-    }
+  /** What one segment says about the zone: nothing (any zone), a zone of the region, or a zone the region lacks. */
+  private sealed interface Constraint {
+    record Any() implements Constraint {}
+
+    record Known(Zone zone) implements Constraint {}
+
+    record Unknown(String description) implements Constraint {}
   }
 
   private ZoneSelector() {}
 
-  static Placement pick(TopologyRequirement topology) {
-    List<Map<String, String>> ordered = new ArrayList<>(topology.preferred());
-    ordered.addAll(topology.requisite());
-    for (Map<String, String> segment : ordered) {
-      String zone = segment.getOrDefault(ZONE_KEY, segment.getOrDefault(EBS_ZONE_KEY, ""));
-      String zoneId = segment.getOrDefault(ZONE_ID_KEY, "");
-      if (!zone.isEmpty() || !zoneId.isEmpty()) {
-        return new Placement(zone, zone.isEmpty() ? zoneId : "");
+  /**
+   * The zone for a new volume.
+   *
+   * @param zones the region's available zones, in EC2's order (not empty)
+   * @throws DriverException InvalidArgument naming the requirement that no zone of the region satisfies
+   */
+  static Zone pick(TopologyRequirement topology, List<Zone> zones) {
+    Optional<Set<Zone>> allowed = allowed(topology, zones);
+    List<Map<String, String>> preferred = topology.preferred();
+    for (int i = 0; i < preferred.size(); i++) {
+      if (constraint(preferred.get(i), "accessibility_requirements.preferred[" + i + "]", zones)
+          instanceof Constraint.Known(Zone zone) && allowed.map(a -> a.contains(zone)).orElse(true)) {
+        return zone;
       }
     }
-    return new Placement("", "");
+    return allowed.map(a -> a.iterator().next()).orElse(zones.getFirst());
   }
 
+  /**
+   * The zones the requisite allows, in its order; empty when it sets no limit (no requisite, or a segment without a
+   * zone key). A requisite whose segments all name zones the region lacks is INVALID_ARGUMENT.
+   */
+  static Optional<Set<Zone>> allowed(TopologyRequirement topology, List<Zone> zones) {
+    List<Map<String, String>> requisite = topology.requisite();
+    if (requisite.isEmpty()) {
+      return Optional.empty();
+    }
+    Set<Zone> allowed = new LinkedHashSet<>();
+    List<String> unknown = new ArrayList<>();
+    boolean any = false;
+    for (int i = 0; i < requisite.size(); i++) {
+      switch (constraint(requisite.get(i), "accessibility_requirements.requisite[" + i + "]", zones)) {
+        case Constraint.Any a -> any = true;
+        case Constraint.Known(Zone zone) -> allowed.add(zone);
+        case Constraint.Unknown(String description) -> unknown.add(description);
+      }
+    }
+    if (any) {
+      // A segment without a zone allows every zone; the named ones still come first.
+      allowed.addAll(zones);
+    }
+    if (allowed.isEmpty()) {
+      throw DriverException.invalidArgument("accessibility_requirements.requisite", "no zone of this region "
+          + "satisfies it: " + String.join(", ", unknown) + " " + (unknown.size() == 1 ? "is" : "are")
+          + " not among the region's zones (" + names(zones) + ")");
+    }
+    return Optional.of(allowed);
+  }
+
+  /** Whether {@code zone} (a source volume's) is allowed by the requisite. */
+  static boolean allows(TopologyRequirement topology, List<Zone> zones, String zone) {
+    return allowed(topology, zones).map(a -> a.stream().anyMatch(z -> z.name().equals(zone))).orElse(true);
+  }
+
+  private static Constraint constraint(Map<String, String> segment, String field, List<Zone> zones) {
+    String name = value(segment, ZONE_KEY, field);
+    String other = value(segment, EBS_ZONE_KEY, field);
+    String id = value(segment, ZONE_ID_KEY, field);
+    if (name != null && other != null && !name.equals(other)) {
+      throw DriverException.invalidArgument(field, "names two zones: " + ZONE_KEY + "=" + name + " and "
+          + EBS_ZONE_KEY + "=" + other);
+    }
+    if (name == null) {
+      name = other;
+    }
+    if (name == null && id == null) {
+      return new Constraint.Any();
+    }
+    String zoneName = name;
+    Optional<Zone> byName = zoneName == null ? Optional.empty()
+        : zones.stream().filter(z -> z.name().equals(zoneName)).findFirst();
+    Optional<Zone> byId = id == null ? Optional.empty() : zones.stream().filter(z -> z.id().equals(id)).findFirst();
+    if (name != null && id != null) {
+      if (byName.isPresent() && byId.isPresent() && !byName.equals(byId)) {
+        throw DriverException.invalidArgument(field, "names two zones: " + name + " and zone id " + id + " ("
+            + byId.get().name() + ")");
+      }
+      return byName.or(() -> byId).<Constraint>map(Constraint.Known::new)
+          .orElseGet(() -> new Constraint.Unknown("zone " + zoneName + " (zone id " + id + ")"));
+    }
+    if (name != null) {
+      return byName.<Constraint>map(Constraint.Known::new).orElseGet(() -> new Constraint.Unknown("zone "
+          + zoneName));
+    }
+    return byId.<Constraint>map(Constraint.Known::new).orElseGet(() -> new Constraint.Unknown("zone id " + id));
+  }
+
+  /** A zone key's value; null when absent. An empty or blank value says nothing usable: InvalidArgument. */
+  private static String value(Map<String, String> segment, String key, String field) {
+    String value = segment.get(key);
+    if (value == null) {
+      return null;
+    }
+    if (value.isBlank()) {
+      throw DriverException.invalidArgument(field, key + " is empty");
+    }
+    return value;
+  }
+
+  private static String names(List<Zone> zones) {
+    return zones.stream().map(Zone::name).collect(Collectors.joining(", "));
+  }
+
+  /** The topology a volume in {@code zone} is accessible from; none when EC2 did not say ("" zone). */
   static List<Map<String, String>> accessibleTopology(String zone) {
-    return List.of(Map.of(ZONE_KEY, zone));
+    return zone == null || zone.isEmpty() ? List.of() : List.of(Map.of(ZONE_KEY, zone));
   }
 }

@@ -163,4 +163,43 @@ class DescribeBatcherTest {
         .isInstanceOfSatisfying(CloudException.class,
             e -> assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class));
   }
+
+  @Test
+  void theBatchCallIsBoundedByTheLatestDeadlineOfItsCallersNotAFixedTimeout() throws Exception {
+    List<Duration> given = new CopyOnWriteArrayList<>();
+    DescribeBatcher<String, String> batcher = new DescribeBatcher<>("DescribeVolumes by id", 500,
+        Duration.ofMillis(200), (ids, d) -> {
+          given.add(d.remaining());
+          return describe(ids, d);
+        });
+    batcher.get("vol-0", CallDeadline.after(Duration.ofSeconds(5)));
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      // Both wait for the next batch; it may take as long as the later of them, 60 s: more than upstream's 30 s.
+      var early = pool.submit(() -> batcher.get("vol-1", CallDeadline.after(Duration.ofSeconds(2))));
+      var late = pool.submit(() -> batcher.get("vol-2", CallDeadline.after(Duration.ofSeconds(60))));
+      assertThat(early.get()).hasValue("disk vol-1");
+      assertThat(late.get()).hasValue("disk vol-2");
+    }
+    assertThat(given.getLast()).isBetween(Duration.ofSeconds(55), Duration.ofSeconds(60));
+  }
+
+  @Test
+  void aDeadlineMissedWaitingForTheBatchNamesTheApi() {
+    DescribeBatcher<String, String> frozen = new DescribeBatcher<>("DescribeVolumes by id", 500,
+        Duration.ofMillis(50), (ids, d) -> {
+          try {
+            Thread.sleep(d.remaining());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          throw new CloudException(new CloudError.DeadlinePassed("EC2 DescribeVolumes did not answer"));
+        });
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> frozen.get("vol-1", CallDeadline.after(Duration.ofMillis(700))))
+        .isInstanceOfSatisfying(CloudException.class, e -> {
+          assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class);
+          assertThat(e.getMessage()).contains("DescribeVolumes");
+        });
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+  }
 }

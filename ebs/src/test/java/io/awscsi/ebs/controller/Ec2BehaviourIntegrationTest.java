@@ -2,6 +2,7 @@ package io.awscsi.ebs.controller;
 
 import static io.awscsi.ebs.controller.Requests.volume;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.PublishedVolume;
@@ -105,18 +106,48 @@ class Ec2BehaviourIntegrationTest {
   }
 
   @Test
-  void readinessChecksEc2AndReportsWhyNot() {
-    assertThat(provider.readiness()).isInstanceOf(Readiness.Ready.class);
-    EbsControllerProvider fresh = env.provider(Ec2Environment.testOptions(), new MetricsRegistry(),
-        AttachmentObserver.NONE);
-    try (var fault = env.proxy.injectFault(Fault.ec2("DescribeAvailabilityZones", AwsError.of(403,
-        "UnauthorizedOperation", "You are not authorized to perform this operation.")))) {
-      Readiness r = fresh.readiness();
-      assertThat(r).isInstanceOf(Readiness.NotReady.class);
-      assertThat(((Readiness.NotReady) r).reason()).contains("UnauthorizedOperation");
-      // A recent success is reused: probes stay cheap.
-      assertThat(provider.readiness()).isInstanceOf(Readiness.Ready.class);
-    }
+  void readinessFollowsTheDriversOwnCallsWithoutCallsOfItsOwn() throws Exception {
+    // A short deadline: a failing EC2 is retried until the call's deadline.
+    EbsControllerProvider fresh = env.provider(Ec2Environment.testOptions()
+        .withDefaultCallTimeout(java.time.Duration.ofSeconds(3)), new MetricsRegistry(), AttachmentObserver.NONE);
+    Volume volume = fresh.provisioner().createVolume(volume("pvc-ready", 1, Map.of()));
     assertThat(fresh.readiness()).isInstanceOf(Readiness.Ready.class);
+    // An error answer is an answer: EC2 is there.
+    Requests.assertError(() -> fresh.lister().orElseThrow().getVolume("vol-0123456789abcdef0"),
+        io.awscsi.core.errors.DriverError.NotFound.class);
+    assertThat(fresh.readiness()).isInstanceOf(Readiness.Ready.class);
+    try (var fault = env.proxy.injectFault(Fault.ec2("DescribeVolumes", AwsError.of(503, "Unavailable",
+        "EC2 is down")))) {
+      assertThatThrownBy(() -> fresh.lister().orElseThrow().getVolume(volume.volumeId()))
+          .isInstanceOfSatisfying(io.awscsi.core.errors.DriverException.class, e -> assertThat(e.error())
+              .isInstanceOfAny(io.awscsi.core.errors.DriverError.Unavailable.class,
+                  io.awscsi.core.errors.DriverError.DeadlineExceeded.class));
+      long callsBefore = env.proxy.stats().totalCalls();
+      Readiness cut = fresh.readiness();
+      for (int i = 0; i < 5; i++) {
+        fresh.readiness();
+      }
+      assertThat(cut).isInstanceOfSatisfying(Readiness.NotReady.class, n -> assertThat(n.reason())
+          .contains("EC2 did not answer the driver's DescribeVolumes call", "Unavailable"));
+      assertThat(env.proxy.stats().totalCalls()).as("readiness makes no EC2 call").isEqualTo(callsBefore);
+    }
+    assertThat(fresh.readiness()).as("no call since the outage: still not ready")
+        .isInstanceOf(Readiness.NotReady.class);
+    assertThat(fresh.lister().orElseThrow().getVolume(volume.volumeId()).volume().volumeId())
+        .isEqualTo(volume.volumeId());
+    assertThat(fresh.readiness()).isInstanceOf(Readiness.Ready.class);
+  }
+
+  @Test
+  void refusedCredentialsMakeTheControllerNotReady() {
+    EbsControllerProvider fresh = env.provider(Ec2Environment.testOptions()
+        .withDefaultCallTimeout(java.time.Duration.ofSeconds(3)), new MetricsRegistry(), AttachmentObserver.NONE);
+    try (var fault = env.proxy.injectFault(Fault.ec2("DescribeVolumes", AwsError.of(403,
+        "UnauthorizedOperation", "You are not authorized to perform this operation.")))) {
+      Requests.assertError(() -> fresh.lister().orElseThrow().getVolume("vol-0123456789abcdef0"),
+          io.awscsi.core.errors.DriverError.PermissionDenied.class);
+      assertThat(fresh.readiness()).isInstanceOfSatisfying(Readiness.NotReady.class,
+          n -> assertThat(n.reason()).contains("UnauthorizedOperation"));
+    }
   }
 }

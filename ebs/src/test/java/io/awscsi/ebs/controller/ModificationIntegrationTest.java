@@ -79,13 +79,18 @@ class ModificationIntegrationTest {
   }
 
   @Test
-  void expandingToTheCurrentSizeChangesNothingAndShrinkingIsOutOfRange() {
+  void expandingToTheCurrentSizeOrLessChangesNothingAndAboveTheMaximumIsOutOfRange() {
     String vol = newVolume("pvc-same", 3);
     assertThat(expander.expand(new ExpandRequest(vol, new CapacityRange(3 * GIB, 0), Requests.MOUNT, Map.of()))
         .capacityBytes()).isEqualTo(3 * GIB);
+    // The spec: a volume already larger than or equal to the target is OK; EBS volumes never shrink.
+    assertThat(expander.expand(new ExpandRequest(vol, new CapacityRange(GIB, 0), Requests.MOUNT, Map.of()))
+        .capacityBytes()).isEqualTo(3 * GIB);
     assertThat(env.proxy.stats().calls("ec2", "ModifyVolume")).isZero();
-    assertError(() -> expander.expand(new ExpandRequest(vol, new CapacityRange(GIB, 0), Requests.MOUNT, Map.of())),
-        DriverError.OutOfRange.class, "cannot shrink");
+    assertError(() -> expander.expand(new ExpandRequest(vol, new CapacityRange(GIB, 2 * GIB), Requests.MOUNT,
+        Map.of())), DriverError.OutOfRange.class, "limit_bytes");
+    assertError(() -> expander.expand(new ExpandRequest(vol, new CapacityRange(Long.MAX_VALUE, 0), Requests.MOUNT,
+        Map.of())), DriverError.OutOfRange.class, "capacity_range.required_bytes 9223372036854775807");
     assertError(() -> expander.expand(new ExpandRequest("vol-0123456789abcdef0", new CapacityRange(5 * GIB, 0),
         Requests.MOUNT, Map.of())), DriverError.NotFound.class);
     assertError(() -> expander.expand(new ExpandRequest(vol, new CapacityRange(70_000 * GIB, 0), Requests.MOUNT,

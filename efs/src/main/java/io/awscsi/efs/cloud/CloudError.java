@@ -29,6 +29,9 @@ public sealed interface CloudError {
   /** The resource is in a state that does not allow the call (e.g. a file system still creating or deleting). */
   record IncorrectState(String message) implements CloudError {}
 
+  /** The service did not answer before the CSI call's deadline (less the margin to answer); names the action. */
+  record NoAnswer(String message) implements CloudError {}
+
   /** The service or the network failed; the call may succeed later. */
   record Unavailable(String message) implements CloudError {}
 

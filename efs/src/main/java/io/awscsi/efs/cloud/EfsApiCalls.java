@@ -1,24 +1,27 @@
 package io.awscsi.efs.cloud;
 
 import io.awscsi.core.metrics.MetricsRegistry;
-import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
+import io.awscsi.core.provider.CallBudget;
+import io.awscsi.core.provider.Reachability;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
- * Runs every EFS API call: classifies failures, retries throttled and unavailable calls with exponential backoff and
- * jitter, and records the upstream driver's metrics. Each API action has its own {@link Retry} and there is no retry
- * quota shared between calls, so a storm of throttled DescribeAccessPoints cannot use up the retries of
- * CreateAccessPoint (upstream's "retry quota exceeded", #1504). SDK clients handed to this driver should have the
- * SDK's own retries turned off so the two do not multiply.
+ * Runs every EFS API call: bounds it by the CSI call's deadline ({@link CallBudget}: each attempt's HTTP timeout is
+ * the time left, and no retry starts that could not end in time), classifies failures, retries throttled and
+ * unavailable calls with exponential backoff and jitter, records the upstream driver's metrics and tells
+ * {@link Reachability} whether EFS answered. Retries are counted per call, with no retry quota shared between calls,
+ * so a storm of throttled DescribeAccessPoints cannot use up the retries of CreateAccessPoint (upstream's "retry
+ * quota exceeded", #1504). SDK clients handed to this driver should have the SDK's own retries turned off so the two
+ * do not multiply.
  */
 public final class EfsApiCalls {
 
@@ -27,6 +30,11 @@ public final class EfsApiCalls {
   static final String DURATION_METRIC = "aws_efs_csi_api_request_duration_seconds";
   static final String ERRORS_METRIC = "aws_efs_csi_api_request_errors_total";
   static final String THROTTLES_METRIC = "aws_efs_csi_api_request_throttles_total";
+
+  /** The deadline of a call made outside a CSI call (startup, tests). */
+  static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(60);
+  /** The least time an attempt needs to be worth sending. */
+  static final Duration MIN_USEFUL_TIME = Duration.ofMillis(50);
 
   /**
    * How throttled or unavailable calls are retried.
@@ -48,10 +56,17 @@ public final class EfsApiCalls {
         throw new IllegalArgumentException("backoff must be positive and maxBackoff >= initialBackoff");
       }
     }
+
+    /** The wait after {@code attempt} failed attempts: doubling from the initial one, +-50 %, capped. */
+    Duration backoff(int attempt, double random) {
+      long base = initialBackoff.toMillis() << Math.min(attempt - 1, 20);
+      long capped = Math.min(base, maxBackoff.toMillis());
+      return Duration.ofMillis(Math.max(1, (long) (capped * (0.5 + random))));
+    }
   }
 
   private final RetrySettings settings;
-  private final Map<String, Retry> retries = new ConcurrentHashMap<>();
+  private final Reachability reachability = new Reachability("EFS");
   private final MetricsRegistry.Histogram duration;
   private final MetricsRegistry.Counter errors;
   private final MetricsRegistry.Counter throttles;
@@ -64,28 +79,77 @@ public final class EfsApiCalls {
     this.throttles = metrics.counter(THROTTLES_METRIC, "EFS API calls that were throttled", "request");
   }
 
-  /**
-   * Runs one API action.
-   *
-   * @param request the API action name (CreateAccessPoint), used as the metric label and retry budget
-   * @param resourceId the file system or access point the call is about, for error messages
-   * @throws EfsCloudException when the call fails for good
-   */
-  public <T> T call(String request, String resourceId, Supplier<T> call) {
-    Retry retry = retries.computeIfAbsent(request, this::newRetry);
-    return retry.executeSupplier(() -> attempt(request, resourceId, call));
+  /** Whether EFS answered the driver's latest calls (readiness, without calls of its own). */
+  public Reachability reachability() {
+    return reachability;
   }
 
-  private <T> T attempt(String request, String resourceId, Supplier<T> call) {
+  /** As {@link #call(String, String, Function)} for a request that takes no per-request override. */
+  public <T> T call(String request, String resourceId, Supplier<T> call) {
+    return call(request, resourceId, override -> call.get());
+  }
+
+  /**
+   * Runs one API action within the current CSI call's deadline.
+   *
+   * @param request the API action name (CreateAccessPoint), used as the metric label and in messages
+   * @param resourceId the file system or access point the call is about, for error messages
+   * @param call sends the request with the given override (which carries the attempt's timeout)
+   * @throws EfsCloudException when the call fails for good; {@link CloudError.NoAnswer} when EFS did not answer in time
+   */
+  public <T> T call(String request, String resourceId, Function<AwsRequestOverrideConfiguration, T> call) {
+    Instant deadline = CallBudget.deadline(DEFAULT_CALL_TIMEOUT);
+    for (int attempt = 1; ; attempt++) {
+      Duration left = Duration.between(Instant.now(), deadline);
+      if (left.compareTo(MIN_USEFUL_TIME) < 0) {
+        throw noAnswer(request, "EFS " + request + " of " + resourceId + ": the call's deadline passed before "
+            + (attempt == 1 ? "the request could be sent" : "attempt " + attempt), null);
+      }
+      AwsRequestOverrideConfiguration override = AwsRequestOverrideConfiguration.builder().apiCallTimeout(left)
+          .build();
+      try {
+        return attempt(request, resourceId, left, () -> call.apply(override));
+      } catch (EfsCloudException e) {
+        if (!retryable(e) || attempt >= settings.maxAttempts()) {
+          throw e;
+        }
+        Duration pause = settings.backoff(attempt, ThreadLocalRandom.current().nextDouble());
+        if (pause.plus(MIN_USEFUL_TIME).compareTo(Duration.between(Instant.now(), deadline)) >= 0) {
+          throw e;
+        }
+        LOG.info("EFS {} retry {} in {} ms: {}", request, attempt, pause.toMillis(), e.getMessage());
+        try {
+          Thread.sleep(pause);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw noAnswer(request, "EFS " + request + " of " + resourceId + ": interrupted (the driver is stopping)",
+              interrupted);
+        }
+      }
+    }
+  }
+
+  private <T> T attempt(String request, String resourceId, Duration allowed, Supplier<T> call) {
     long start = System.nanoTime();
     try {
-      return call.get();
+      T result = call.get();
+      reachability.answered(request);
+      return result;
     } catch (SdkException e) {
       EfsCloudException classified = EfsErrors.classify(request, resourceId, e);
+      if (classified.error() instanceof CloudError.NoAnswer) {
+        classified = noAnswer(request, "EFS " + request + " of " + resourceId + " did not answer within "
+            + allowed.toMillis() + " ms, the time left before the call's deadline", e);
+      }
       if (classified.error() instanceof CloudError.Throttled) {
         throttles.inc(request);
       } else {
         errors.inc(request, errorCode(e));
+      }
+      if (unanswered(classified.error())) {
+        reachability.unanswered(request, classified.error().message());
+      } else {
+        reachability.answered(request);
       }
       throw classified;
     } finally {
@@ -93,23 +157,18 @@ public final class EfsApiCalls {
     }
   }
 
-  private Retry newRetry(String request) {
-    RetryConfig config = RetryConfig.custom()
-        .maxAttempts(settings.maxAttempts())
-        .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(settings.initialBackoff(), 2.0, 0.5,
-            settings.maxBackoff()))
-        .retryOnException(EfsApiCalls::retryable)
-        .build();
-    Retry retry = Retry.of(request, config);
-    retry.getEventPublisher().onRetry(event -> LOG.info("EFS {} retry {} in {} ms: {}", request,
-        event.getNumberOfRetryAttempts(), event.getWaitInterval().toMillis(),
-        event.getLastThrowable() == null ? "" : event.getLastThrowable().getMessage()));
-    return retry;
+  private static EfsCloudException noAnswer(String request, String message, Throwable cause) {
+    return new EfsCloudException(request, new CloudError.NoAnswer(message), cause);
   }
 
-  private static boolean retryable(Throwable failure) {
-    return failure instanceof EfsCloudException e
-        && (e.error() instanceof CloudError.Throttled || e.error() instanceof CloudError.Unavailable);
+  /** Failures without an EFS answer, or with refused credentials: what readiness reports. */
+  static boolean unanswered(CloudError error) {
+    return error instanceof CloudError.Unavailable || error instanceof CloudError.NoAnswer
+        || error instanceof CloudError.AccessDenied;
+  }
+
+  private static boolean retryable(EfsCloudException e) {
+    return e.error() instanceof CloudError.Throttled || e.error() instanceof CloudError.Unavailable;
   }
 
   private static String errorCode(SdkException e) {

@@ -1,6 +1,7 @@
 package io.awscsi.efs.cloud;
 
 import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.Reachability;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -54,6 +55,11 @@ public final class EfsCloudFactory implements AutoCloseable {
       Supplier<StsClient> sts, MetricsRegistry metrics) {
     return new EfsCloudFactory(defaultClient, roleClients, sts,
         new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
+  }
+
+  /** Whether EFS answered the driver's latest calls, in any account. */
+  public Reachability reachability() {
+    return calls.reachability();
   }
 
   public EfsCloud defaultCloud() {

@@ -2,6 +2,7 @@ package io.awscsi.efs.cloud;
 
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.efs.model.AccessPointAlreadyExistsException;
@@ -46,6 +47,8 @@ final class EfsErrors {
       case ValidationException e -> new CloudError.InvalidRequest(detail);
       case IncorrectFileSystemLifeCycleStateException e -> new CloudError.IncorrectState(detail);
       case AwsServiceException e -> byCode(resourceId, e);
+      case ApiCallTimeoutException e -> new CloudError.NoAnswer("EFS did not answer before the call's deadline: "
+          + detail);
       case SdkClientException e -> new CloudError.Unavailable("no answer from EFS: " + detail);
       default -> new CloudError.Unexpected(failure.getClass().getSimpleName(), detail);
     };

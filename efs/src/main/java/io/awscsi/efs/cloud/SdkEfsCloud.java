@@ -50,9 +50,9 @@ public final class SdkEfsCloud implements EfsCloud {
   @Override
   public AccessPoint createAccessPoint(AccessPointSpec spec) {
     RootDirectory root = spec.rootDirectory();
-    CreateAccessPointResponse response = calls.call("CreateAccessPoint", spec.fileSystemId(), () ->
+    CreateAccessPointResponse response = calls.call("CreateAccessPoint", spec.fileSystemId(), o ->
         efs.createAccessPoint(r -> {
-          r.clientToken(spec.clientToken()).fileSystemId(spec.fileSystemId())
+          r.overrideConfiguration(o).clientToken(spec.clientToken()).fileSystemId(spec.fileSystemId())
               .posixUser(PosixUser.builder().uid(spec.uid()).gid(spec.gid()).build())
               .rootDirectory(d -> {
                 d.path(root.path());
@@ -76,7 +76,7 @@ public final class SdkEfsCloud implements EfsCloud {
   public Optional<AccessPoint> describeAccessPoint(String accessPointId) {
     try {
       DescribeAccessPointsResponse response = calls.call("DescribeAccessPoints", accessPointId,
-          () -> efs.describeAccessPoints(r -> r.accessPointId(accessPointId)));
+          o -> efs.describeAccessPoints(r -> r.overrideConfiguration(o).accessPointId(accessPointId)));
       return response.accessPoints().stream().findFirst().map(SdkEfsCloud::accessPointOf);
     } catch (EfsCloudException e) {
       if (e.error() instanceof CloudError.NotFound) {
@@ -94,7 +94,8 @@ public final class SdkEfsCloud implements EfsCloud {
     do {
       String token = next;
       DescribeAccessPointsResponse page = calls.call("DescribeAccessPoints", fileSystemId,
-          () -> efs.describeAccessPoints(r -> r.fileSystemId(fileSystemId).maxResults(accessPointPageSize)
+          o -> efs.describeAccessPoints(r -> r.overrideConfiguration(o).fileSystemId(fileSystemId)
+              .maxResults(accessPointPageSize)
               .nextToken(token)));
       page.accessPoints().forEach(a -> all.add(accessPointOf(a)));
       next = page.nextToken();
@@ -110,7 +111,8 @@ public final class SdkEfsCloud implements EfsCloud {
   @Override
   public void deleteAccessPoint(String accessPointId) {
     try {
-      calls.call("DeleteAccessPoint", accessPointId, () -> efs.deleteAccessPoint(r -> r.accessPointId(accessPointId)));
+      calls.call("DeleteAccessPoint", accessPointId, o -> efs.deleteAccessPoint(r -> r.overrideConfiguration(o)
+          .accessPointId(accessPointId)));
     } catch (EfsCloudException e) {
       if (!(e.error() instanceof CloudError.NotFound)) {
         throw e;
@@ -121,7 +123,7 @@ public final class SdkEfsCloud implements EfsCloud {
   @Override
   public FileSystem describeFileSystem(String fileSystemId) {
     List<FileSystemDescription> found = calls.call("DescribeFileSystems", fileSystemId,
-        () -> efs.describeFileSystems(r -> r.fileSystemId(fileSystemId))).fileSystems();
+        o -> efs.describeFileSystems(r -> r.overrideConfiguration(o).fileSystemId(fileSystemId))).fileSystems();
     if (found.isEmpty()) {
       throw new EfsCloudException("DescribeFileSystems", new CloudError.NotFound("file system", fileSystemId,
           "file system " + fileSystemId + " does not exist"), null);
@@ -138,7 +140,8 @@ public final class SdkEfsCloud implements EfsCloud {
     do {
       String from = marker;
       DescribeMountTargetsResponse page = calls.call("DescribeMountTargets", fileSystemId,
-          () -> efs.describeMountTargets(r -> r.fileSystemId(fileSystemId).maxItems(MOUNT_TARGET_PAGE_SIZE)
+          o -> efs.describeMountTargets(r -> r.overrideConfiguration(o).fileSystemId(fileSystemId)
+              .maxItems(MOUNT_TARGET_PAGE_SIZE)
               .marker(from)));
       for (MountTargetDescription m : page.mountTargets()) {
         all.add(new MountTarget(m.mountTargetId(), m.fileSystemId(),

@@ -1,8 +1,11 @@
 package io.awscsi.efs.controller;
 
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.provider.CallBudget;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.EfsCloud;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -60,6 +64,9 @@ public final class AccessPointGidAllocator {
     final Map<Long, Long> created = new HashMap<>();
   }
 
+  /** The wait for a concurrent listing outside a CSI call (tests). */
+  private static final Duration LISTING_WAIT_FALLBACK = Duration.ofSeconds(60);
+
   private final AtomicLong sequence = new AtomicLong();
   private final Map<String, FileSystemState> fileSystems = new ConcurrentHashMap<>();
 
@@ -74,7 +81,17 @@ public final class AccessPointGidAllocator {
    */
   public Listing listing(EfsCloud cloud, String fileSystemId, long notBefore) {
     FileSystemState state = state(fileSystemId);
-    state.lock.lock();
+    // A concurrent call may be listing with EFS frozen: wait no longer than this call's own deadline.
+    Duration left = Duration.between(Instant.now(), CallBudget.deadline(LISTING_WAIT_FALLBACK));
+    try {
+      if (!state.lock.tryLock(Math.max(0, left.toNanos()), TimeUnit.NANOSECONDS)) {
+        throw DriverException.deadlineExceeded("waiting for the DescribeAccessPoints listing of " + fileSystemId
+            + " that a concurrent CreateVolume is making: EFS did not answer it before this call's deadline");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw DriverException.aborted("interrupted while waiting for the access point listing of " + fileSystemId);
+    }
     try {
       if (state.listing != null && state.listing.sequence() > notBefore) {
         return state.listing;

@@ -33,7 +33,8 @@ public final class AccessPointTags {
    * @param ownership recorded with the volume's capacity unless null (reusable access points outlive one volume, so
    *     they get none) or unless a path has characters EFS refuses in tag values
    */
-  static Map<String, String> forVolume(Map<String, String> flagTags, Ownership ownership, long capacityBytes) {
+  static Map<String, String> forVolume(Map<String, String> flagTags, Ownership ownership, long capacityBytes,
+      String requestHash) {
     Map<String, String> tags = new LinkedHashMap<>();
     tags.put(CLUSTER_KEY, CLUSTER_VALUE);
     tags.putAll(flagTags);
@@ -42,6 +43,7 @@ public final class AccessPointTags {
       tags.put(BASE_PATH_KEY, ownership.basePath());
       tags.put(DIRECTORY_KEY, ownership.directory());
       tags.put(CAPACITY_KEY, Long.toString(capacityBytes));
+      tags.put(RequestFingerprint.TAG, requestHash);
     }
     return tags;
   }
@@ -52,7 +54,11 @@ public final class AccessPointTags {
     if (value == null || !value.matches("\\d{1,19}")) {
       return Optional.empty();
     }
-    return Optional.of(Long.parseLong(value));
+    try {
+      return Optional.of(Long.parseLong(value));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
   }
 
   /** The ownership recorded on an access point, if the driver recorded one. */

@@ -33,7 +33,8 @@ final class AccessPointVolumes {
   }
 
   /** Creates (or finds) the volume's access point; a repeat must ask for a capacity the first one satisfies. */
-  AccessPoint create(String volumeName, EfsVolumeParameters parameters, CapacityRange capacity, EfsCloud cloud) {
+  AccessPoint create(String volumeName, EfsVolumeParameters parameters, CapacityRange capacity, EfsCloud cloud,
+      RequestFingerprint fingerprint) {
     String fileSystemId = parameters.fileSystemId();
     String rootPath = parameters.volumePath(volumeName);
     String token = parameters.reuseAccessPoint()
@@ -41,9 +42,9 @@ final class AccessPointVolumes {
     Map<String, String> tags = parameters.enableTagging()
         ? AccessPointTags.forVolume(clusterTags, parameters.reuseAccessPoint()
             ? null : new AccessPointTags.Ownership(parameters.basePath(), rootPath),
-            RecordedCapacity.requested(capacity))
+            RecordedCapacity.requested(capacity), fingerprint.hash())
         : Map.of();
-    Request request = new Request(volumeName, parameters, rootPath, token, tags, capacity);
+    Request request = new Request(volumeName, parameters, rootPath, token, tags, capacity, fingerprint.hash());
     if (!parameters.needsAllocation()) {
       return createOrAdopt(cloud, request, parameters.uid(), parameters.gid());
     }
@@ -67,6 +68,26 @@ final class AccessPointVolumes {
       }
       return accessPoint;
     }
+  }
+
+  /**
+   * Refuses a directory volume under a name that already has an access-point volume on the file system (its client
+   * token is the name's): one name, one volume id.
+   */
+  void requireNoAccessPointFor(String volumeName, String fileSystemId, EfsCloud cloud) {
+    String token = ClientTokens.forVolume(volumeName);
+    Optional<AccessPoint> existing;
+    try {
+      existing = allocator.listing(cloud, fileSystemId, allocator.begin()).byClientToken(token);
+    } catch (EfsCloudException e) {
+      throw CloudFailures.toDriver(e, "listing the access points of " + fileSystemId + " for volume " + volumeName);
+    }
+    existing.filter(a -> !a.lifeCycleState().equals("deleting") && !a.lifeCycleState().equals("deleted"))
+        .ifPresent(a -> {
+          throw DriverException.alreadyExists("volume " + volumeName + " already exists as access point "
+              + a.accessPointId() + " on " + fileSystemId + " (provisioningMode efs-ap); a name cannot also get an "
+              + "efs-dir volume: use another name or delete that volume first");
+        });
   }
 
   /**
@@ -110,7 +131,7 @@ final class AccessPointVolumes {
   }
 
   private record Request(String volumeName, EfsVolumeParameters parameters, String rootPath, String token,
-      Map<String, String> tags, CapacityRange capacity) {}
+      Map<String, String> tags, CapacityRange capacity, String requestHash) {}
 
   private AccessPoint createOrAdopt(EfsCloud cloud, Request request, long uid, long gid) {
     EfsVolumeParameters p = request.parameters();
@@ -119,6 +140,7 @@ final class AccessPointVolumes {
     String doing = "creating an access point for volume " + request.volumeName() + " on " + p.fileSystemId();
     try {
       AccessPoint created = cloud.createAccessPoint(spec);
+      requireSameRequest(created, request);
       LOG.info("access point {} for volume {}: root {} uid {} gid {}", created.accessPointId(), request.volumeName(),
           created.rootDirectory().path(), created.uid(), created.gid());
       return created;
@@ -173,6 +195,13 @@ final class AccessPointVolumes {
     } else if (p.needsAllocation() && !allocatedIdsFit(existing, p)) {
       mismatch = "its uid/gid " + existing.uid() + "/" + existing.gid() + " are not in gidRangeStart-gidRangeEnd "
           + p.gidRange();
+    } else if (!p.reuseAccessPoint() && !root.equals(request.rootPath())) {
+      mismatch = "its root is " + root + ", not " + request.rootPath();
+    } else if (!samePermissions(existing.rootDirectory().permissions(), p.directoryPerms())) {
+      mismatch = "its root directory was created with mode " + existing.rootDirectory().permissions()
+          + ", not directoryPerms " + p.directoryPerms();
+    } else if (recordedOtherRequest(existing, request)) {
+      mismatch = "it was created by a CreateVolume with other parameters or capabilities";
     }
     if (!mismatch.isEmpty()) {
       throw DriverException.alreadyExists("volume " + request.volumeName() + ": access point "
@@ -184,6 +213,33 @@ final class AccessPointVolumes {
     LOG.info("volume {} uses the existing access point {} (root {})", request.volumeName(),
         existing.accessPointId(), root);
     return existing;
+  }
+
+  /** A repeat that EFS answered with the first access point must still have asked for the same. */
+  private static void requireSameRequest(AccessPoint accessPoint, Request request) {
+    if (recordedOtherRequest(accessPoint, request)) {
+      throw DriverException.alreadyExists("volume " + request.volumeName() + ": access point "
+          + accessPoint.accessPointId() + " already exists with client token " + request.token() + " but it was "
+          + "created by a CreateVolume with other parameters or capabilities; delete that volume or use another name");
+    }
+  }
+
+  private static boolean recordedOtherRequest(AccessPoint accessPoint, Request request) {
+    String recorded = accessPoint.tags().get(RequestFingerprint.TAG);
+    return recorded != null && request.tags().containsKey(RequestFingerprint.TAG)
+        && !recorded.equals(request.requestHash());
+  }
+
+  /** Octal modes compared by value ("700" and "0700" are one mode); a mode EFS did not report is not compared. */
+  private static boolean samePermissions(String existing, String wanted) {
+    if (existing == null || existing.isEmpty() || wanted.isEmpty()) {
+      return true;
+    }
+    try {
+      return Integer.parseInt(existing, 8) == Integer.parseInt(wanted, 8);
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   private static boolean allocatedIdsFit(AccessPoint existing, EfsVolumeParameters p) {

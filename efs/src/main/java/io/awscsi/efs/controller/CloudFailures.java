@@ -34,6 +34,8 @@ final class CloudFailures {
       case CloudError.IncorrectState s -> DriverException.failedPrecondition(what + "; wait until the file system "
           + "is available");
       case CloudError.Unavailable u -> DriverException.unavailable(what + "; the call will be retried");
+      case CloudError.NoAnswer n -> DriverException.deadlineExceeded(doing + ": " + n.message()
+          + "; the call will be retried");
       case CloudError.Unexpected u -> DriverException.internal(what);
     };
   }

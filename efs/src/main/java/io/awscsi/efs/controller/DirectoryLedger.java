@@ -21,8 +21,20 @@ final class DirectoryLedger {
 
   static final String DIRECTORY = ".efs-csi-volumes";
 
-  /** One volume's record; {@code capacityBytes} is what the first CreateVolume asked for, -1 when unknown. */
-  record Entry(String volumeId, String basePath, String directory, long capacityBytes) {
+  /**
+   * One volume's record; {@code capacityBytes} is what the first CreateVolume asked for, -1 when unknown;
+   * {@code requestHash} the {@link RequestFingerprint} of that call, "" when unknown (records of older versions).
+   */
+  record Entry(String volumeId, String basePath, String directory, long capacityBytes, String requestHash) {
+
+    Entry(String volumeId, String basePath, String directory, long capacityBytes) {
+      this(volumeId, basePath, directory, capacityBytes, "");
+    }
+
+    /** Whether both calls are known and asked for different things. */
+    boolean otherRequest(Entry other) {
+      return !requestHash.isEmpty() && !other.requestHash.isEmpty() && !requestHash.equals(other.requestHash);
+    }
 
     /** Whether the record is about the same volume and place (the capacity is checked on its own). */
     boolean samePlace(Entry other) {
@@ -49,6 +61,7 @@ final class DirectoryLedger {
     properties.setProperty("basePath", entry.basePath());
     properties.setProperty("directory", entry.directory());
     properties.setProperty("capacityBytes", Long.toString(entry.capacityBytes()));
+    properties.setProperty("request", entry.requestHash());
     try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
       properties.store(out, "efs.csi.aws.com: directory created for this volume; DeleteVolume reads it");
     }
@@ -75,9 +88,17 @@ final class DirectoryLedger {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
-    String capacity = properties.getProperty("capacityBytes", "-1");
     return Optional.of(new Entry(properties.getProperty("volumeId", ""), properties.getProperty("basePath", ""),
-        properties.getProperty("directory", ""), capacity.matches("\\d{1,19}") ? Long.parseLong(capacity) : -1));
+        properties.getProperty("directory", ""), capacity(properties.getProperty("capacityBytes", "-1")),
+        properties.getProperty("request", "")));
+  }
+
+  private static long capacity(String value) {
+    try {
+      return value.matches("\\d{1,19}") ? Long.parseLong(value) : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** Removes the volume's record; none is success. */

@@ -4,6 +4,7 @@ import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.efs.cloud.EfsCloudFactory;
@@ -11,6 +12,7 @@ import io.awscsi.efs.efsutils.EfsUtilsOnFirstMount;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.mount.FileSystemRootMounts;
+import io.awscsi.efs.volume.EfsIds;
 
 /** The EFS controller: volume provisioning only (upstream advertises CREATE_DELETE_VOLUME and nothing else). */
 public final class EfsControllerProvider implements ControllerProvider, AutoCloseable {
@@ -65,12 +67,17 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
   }
 
   /**
-   * Always ready, as upstream: Probe must stay cheap, and an unreachable EFS API or a missing mount helper is reported
-   * by the call that needs it, with what to fix.
+   * Whether EFS answered the driver's latest calls; makes no call itself (a missing mount helper is reported by the
+   * call that needs it, with what to fix).
    */
   @Override
   public Readiness readiness() {
-    return Readiness.ready();
+    return clouds.reachability().readiness();
+  }
+
+  @Override
+  public IdSyntax ids() {
+    return EfsIds.SYNTAX;
   }
 
   /** Closes the EFS clients and stops efs-utils' watchdog if a mount started it. */

@@ -19,6 +19,7 @@ import io.awscsi.efs.volume.VolumeHandle;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -36,6 +37,13 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
   private final AccessPointVolumes accessPoints;
   private final VolumeDirectories directories;
   private final FileSystemIdRefs.Reader refs;
+  /**
+   * What each name was created with by this process, in either mode: the one record that also spans modes, so a name
+   * cannot get a directory volume after an access-point volume (or the reverse) while the first exists.
+   */
+  private final Map<String, Created> created = new ConcurrentHashMap<>();
+
+  private record Created(RequestFingerprint fingerprint, String volumeId) {}
 
   EfsVolumeProvisioner(EfsControllerOptions options, EfsCloudFactory clouds, AccessPointGidAllocator allocator,
       VolumeDirectories directories, FileSystemIdRefs.Reader refs) {
@@ -52,6 +60,13 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
       throw DriverException.invalidArgument("volume_capabilities", reason);
     });
     EfsVolumeParameters parameters = EfsVolumeParameters.parse(request.parameters(), options.tags(), refs);
+    RequestFingerprint fingerprint = RequestFingerprint.of(request);
+    Created before = created.get(request.name());
+    if (before != null && !before.fingerprint().equals(fingerprint)) {
+      throw DriverException.alreadyExists("volume " + request.name() + " already exists as " + before.volumeId()
+          + " with other parameters or capabilities (" + String.join("; ", fingerprint.differences(
+              before.fingerprint())) + "); use another name or delete that volume first");
+    }
     ProvisionerSecrets secrets = ProvisionerSecrets.parse(request.secrets());
     EfsCloud cloud = cloudFor(secrets);
     String fileSystemId = parameters.fileSystemId();
@@ -61,15 +76,18 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     long capacity;
     switch (parameters.mode()) {
       case ACCESS_POINT -> {
-        AccessPoint accessPoint = accessPoints.create(request.name(), parameters, request.capacity(), cloud);
+        AccessPoint accessPoint = accessPoints.create(request.name(), parameters, request.capacity(), cloud,
+            fingerprint);
         handle = VolumeHandle.ofAccessPoint(fileSystemId, accessPoint.accessPointId());
         capacity = AccessPointTags.capacity(accessPoint.tags()).orElse(requested);
       }
       case DIRECTORY -> {
         String directory = parameters.volumePath(request.name());
         handle = VolumeHandle.ofDirectory(fileSystemId, directory);
+        accessPoints.requireNoAccessPointFor(request.name(), fileSystemId, cloud);
         capacity = directories.create(fileSystemId, mountOptions(cloud, fileSystemId, parameters.az(), secrets),
-            new DirectoryLedger.Entry(handle.volumeId(), parameters.basePath(), directory, requested),
+            new DirectoryLedger.Entry(handle.volumeId(), parameters.basePath(), directory, requested,
+                fingerprint.hash()),
             request.capacity(),
             parameters.uid() == EfsVolumeParameters.UNSET ? PosixDirectory.KEEP : parameters.uid(),
             parameters.gid() == EfsVolumeParameters.UNSET ? PosixDirectory.KEEP : parameters.gid(),
@@ -79,6 +97,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     }
     Map<String, String> context = CrossAccountMountTargets.volumeContext(cloud, fileSystemId, parameters.az(),
         secrets);
+    created.put(request.name(), new Created(fingerprint, handle.volumeId()));
     LOG.info("CreateVolume: volume {} is {}", request.name(), handle.volumeId());
     return new Volume(handle.volumeId(), capacity, context, topology, new VolumeSource.Empty());
   }
@@ -95,6 +114,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     }
     ProvisionerSecrets parsed = ProvisionerSecrets.parse(secrets);
     EfsCloud cloud = cloudFor(parsed);
+    created.values().removeIf(c -> c.volumeId().equals(handle.volumeId()));
     if (handle.hasAccessPoint()) {
       accessPoints.delete(handle, cloud, options.deleteAccessPointRootDir()
           ? (h, path) -> directories.remove(h.fileSystemId(),

@@ -50,6 +50,10 @@ final class VolumeDirectories {
               + fileSystemId + " and was not created by this driver for volume " + entry.volumeId()
               + "; use another subPathPattern or basePath, or set ensureUniqueDirectory");
         }
+        if (!recorded.written() && recorded.entry().otherRequest(entry)) {
+          throw DriverException.alreadyExists("volume " + entry.volumeId() + " was created before with other "
+              + "parameters or capabilities; use another name or delete that volume first");
+        }
         long recordedCapacity = recorded.entry().capacityBytes();
         if (!recorded.written() && recordedCapacity >= 0) {
           RecordedCapacity.requireCompatible(entry.volumeId(), recordedCapacity, capacity);

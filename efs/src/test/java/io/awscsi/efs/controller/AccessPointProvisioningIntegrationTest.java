@@ -132,10 +132,36 @@ class AccessPointProvisioningIntegrationTest {
     assertThat(ap.rootDirectory().path()).isEqualTo("/dynamic/pvc-1");
     assertThat(ap.rootDirectory().creationInfo().permissions()).isEqualTo("700");
     assertThat(ap.rootDirectory().creationInfo().ownerUid()).isEqualTo(50000);
-    assertThat(ap.tags().stream().collect(Collectors.toMap(Tag::key, Tag::value))).containsExactlyInAnyOrderEntriesOf(
+    Map<String, String> tags = new HashMap<>(ap.tags().stream().collect(Collectors.toMap(Tag::key, Tag::value)));
+    assertThat(tags.remove("efs.csi.aws.com/request")).as("the request's fingerprint").matches("[0-9a-f]{64}");
+    assertThat(tags).containsExactlyInAnyOrderEntriesOf(
         Map.of("efs.csi.aws.com/cluster", "true", "team", "storage", "efs.csi.aws.com/base-path", "/dynamic",
             "efs.csi.aws.com/directory", "/dynamic/pvc-1", "efs.csi.aws.com/capacity-bytes",
             Long.toString(5 * GIB)));
+  }
+
+  @Test
+  void aRepeatWithOtherPermissionsOrCapabilitiesIsAlreadyExistsAlsoAfterARestart() {
+    Volume first = provisioner().createVolume(request("pvc-perms", parameters()));
+
+    assertThatThrownBy(() -> provisioner().createVolume(request("pvc-perms", parameters("directoryPerms", "777"))))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class))
+        .hasMessageContaining("parameters.directoryPerms \"700\" -> \"777\"");
+    controller.close();
+    controller = newController(Map.of("team", "storage"));
+    assertThatThrownBy(() -> provisioner().createVolume(request("pvc-perms", parameters("directoryPerms", "777"))))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class));
+    VolumeRequest otherCapability = new VolumeRequest("pvc-perms", new CapacityRange(5 * GIB, 0),
+        List.of(VolumeCapability.mount(AccessMode.SINGLE_NODE_WRITER, "")), parameters(), Map.of(), Map.of(),
+        new VolumeSource.Empty(), TopologyRequirement.NONE);
+    assertThatThrownBy(() -> provisioner().createVolume(otherCapability))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class));
+    assertThat(provisioner().createVolume(request("pvc-perms", parameters())).volumeId())
+        .isEqualTo(first.volumeId());
+    assertThat(accessPoints()).hasSize(1);
   }
 
   @Test
@@ -186,7 +212,7 @@ class AccessPointProvisioningIntegrationTest {
     assertThatThrownBy(() -> provisioner().createVolume(request("pvc-1", parameters("uid", "2000", "gid", "2000"))))
         .isInstanceOfSatisfying(DriverException.class,
             e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class))
-        .hasMessageContaining("uid is 1000");
+        .hasMessageContaining("parameters.uid \"1000\" -> \"2000\"");
     assertThat(accessPoints()).hasSize(1);
   }
 

@@ -17,7 +17,11 @@ import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.mount.EfsMountBackendKind;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +45,19 @@ class ControllerMountFailureTest {
     RecordingCommandRunner runner = new RecordingCommandRunner()
         .on(HostTool.MOUNT, RecordingCommandRunner.Reply.exit(32, "mount: unknown filesystem type 'efs'."));
     LinuxMounter mounter = new LinuxMounter(runner, mountInfo, Duration.ofSeconds(5));
-    // Never called: an efs-dir volume in the driver's own account needs no EFS API call.
-    EfsClient unused = EfsClient.builder().region(Region.US_EAST_1).endpointOverride(URI.create("http://127.0.0.1:9"))
+    // The only EFS API call of an efs-dir volume: is the name taken by an access-point volume? (No.)
+    HttpServer efsApi = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    efsApi.createContext("/", exchange -> {
+      byte[] body = "{\"AccessPoints\":[]}".getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, body.length);
+      try (var out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    efsApi.start();
+    EfsClient unused = EfsClient.builder().region(Region.US_EAST_1)
+        .endpointOverride(URI.create("http://127.0.0.1:" + efsApi.getAddress().getPort()))
         .credentialsProvider(AnonymousCredentialsProvider.create()).build();
     try (EfsCloudFactory clouds = EfsCloudFactory.create(unused, c -> unused, () -> null, new MetricsRegistry());
          EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), false,
@@ -60,6 +75,7 @@ class ControllerMountFailureTest {
           "mount -t efs -o tls,iam fs-0123abcd:/ " + dir.resolve("work/fs-0123abcd"));
     } finally {
       unused.close();
+      efsApi.stop(0);
     }
   }
 }

@@ -18,12 +18,13 @@ import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.testing.MotoEfs;
+import io.awscsi.realism.RealismProfile;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
@@ -36,9 +37,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.efs.EfsClient;
 
 /**
  * {@code fileSystemIdConfigRef} and {@code fileSystemIdSecretRef} read through fabric8's mock API server: the id is
@@ -151,23 +149,25 @@ class FileSystemIdRefsIntegrationTest {
 
   @Test
   void createVolumeProvisionsInTheReferencedFileSystem() throws Exception {
-    // efs-dir in the driver's own account makes no EFS API call: the local stand-in mounts the referenced system.
-    EfsClient unused = EfsClient.builder().region(Region.US_EAST_1).endpointOverride(URI.create("http://127.0.0.1:9"))
-        .credentialsProvider(AnonymousCredentialsProvider.create()).build();
-    try (EfsCloudFactory clouds = EfsCloudFactory.create(unused, c -> unused, () -> null, new MetricsRegistry());
-        EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), false,
-            EfsMountBackendKind.LOCAL, dir.resolve("efs-local"), dir.resolve("work"), ""), clouds,
-            LinuxMounter.create(ProcessCommandRunner.create()), new KubernetesValueReader(() -> client),
-            new MetricsRegistry())) {
-      Volume volume = controller.provisioner().createVolume(new VolumeRequest("pvc-ref", CapacityRange.UNSPECIFIED,
-          List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")),
-          Map.of("provisioningMode", "efs-dir", "fileSystemIdConfigRef", "storage/efs/fsid", "basePath", "/dyn"),
-          Map.of(), Map.of(), new VolumeSource.Empty(), TopologyRequirement.NONE));
+    // efs-dir through the local stand-in mount; CreateVolume still asks EFS (moto) whether the name has an access point.
+    try (MotoEfs aws = MotoEfs.start(RealismProfile.instant());
+        EfsCloudFactory clouds = aws.clouds(new MetricsRegistry())) {
+      String fileSystemId = aws.createFileSystem();
+      server.expect().get().withPath(CM + "moto").andReturn(200, new ConfigMapBuilder().withNewMetadata()
+          .withName("moto").withNamespace("storage").endMetadata().withData(Map.of("fsid", fileSystemId)).build())
+          .always();
+      try (EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), false,
+          EfsMountBackendKind.LOCAL, dir.resolve("efs-local"), dir.resolve("work"), ""), clouds,
+          LinuxMounter.create(ProcessCommandRunner.create()), new KubernetesValueReader(() -> client),
+          new MetricsRegistry())) {
+        Volume volume = controller.provisioner().createVolume(new VolumeRequest("pvc-ref", CapacityRange.UNSPECIFIED,
+            List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")),
+            Map.of("provisioningMode", "efs-dir", "fileSystemIdConfigRef", "storage/moto/fsid", "basePath", "/dyn"),
+            Map.of(), Map.of(), new VolumeSource.Empty(), TopologyRequirement.NONE));
 
-      assertThat(volume.volumeId()).isEqualTo("efs:fs-0123abcd:/dyn/pvc-ref");
-      assertThat(dir.resolve("efs-local/fs-0123abcd/dyn/pvc-ref")).isDirectory();
-    } finally {
-      unused.close();
+        assertThat(volume.volumeId()).isEqualTo("efs:" + fileSystemId + ":/dyn/pvc-ref");
+        assertThat(dir.resolve("efs-local/" + fileSystemId + "/dyn/pvc-ref")).isDirectory();
+      }
     }
   }
 }

@@ -1,0 +1,41 @@
+package io.awscsi.core.provider;
+
+import io.grpc.Context;
+import io.grpc.Deadline;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The time a provider has for the work of the current CSI call: the caller's gRPC deadline
+ * ({@code io.grpc.Context.current().getDeadline()}, set on the handler thread) less a margin, so that the driver's
+ * own answer, naming what did not finish, reaches the caller before the caller's timer fires. Every wait on a cloud
+ * API derives from it. Without a gRPC deadline (direct calls, tests) a fallback applies.
+ */
+public final class CallBudget {
+
+  /** The margin is a tenth of the time left, at least this much... */
+  static final Duration MIN_MARGIN = Duration.ofMillis(100);
+  /** ...and at most this much. */
+  static final Duration MAX_MARGIN = Duration.ofSeconds(2);
+
+  private CallBudget() {}
+
+  /** The instant by which the current call's work must be done. */
+  public static Instant deadline(Duration fallback) {
+    Deadline grpc = Context.current().getDeadline();
+    if (grpc == null) {
+      return Instant.now().plus(fallback);
+    }
+    Duration left = Duration.ofNanos(Math.max(0, grpc.timeRemaining(TimeUnit.NANOSECONDS)));
+    return Instant.now().plus(left.minus(margin(left)));
+  }
+
+  /** A tenth of {@code left}, within [{@link #MIN_MARGIN}, {@link #MAX_MARGIN}] and never more than {@code left}. */
+  static Duration margin(Duration left) {
+    Duration tenth = left.dividedBy(10);
+    Duration margin = tenth.compareTo(MIN_MARGIN) < 0 ? MIN_MARGIN : tenth.compareTo(MAX_MARGIN) > 0 ? MAX_MARGIN
+        : tenth;
+    return margin.compareTo(left) > 0 ? left : margin;
+  }
+}
