@@ -135,6 +135,19 @@ public final class PlainHttpSdkClient implements SdkHttpClient {
     @Override
     public HttpExecuteResponse call() throws IOException {
       requireNotAborted();
+      try {
+        return exchange();
+      } catch (RuntimeException e) {
+        // A connection disconnected from another thread can fail inside the JDK instead (a NullPointerException while
+        // it parses the response): still the abort, answered as one.
+        if (aborted) {
+          throw new IOException("request to " + uri + " was aborted", e);
+        }
+        throw e;
+      }
+    }
+
+    private HttpExecuteResponse exchange() throws IOException {
       connection.connect();
       // disconnect() cannot cut a connect in progress, so an abort that came meanwhile is honoured here.
       requireNotAborted();
