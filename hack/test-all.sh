@@ -11,8 +11,9 @@ export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
 rm -rf ./*/target/surefire-reports
 # -fae: every module runs even when an earlier one fails, so one run shows every failure.
+# (PIPESTATUS read right after the pipeline: an `|| true` behind it would replace it with true's status.)
 mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
-  'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
+  'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle'
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 # csi-sanity's counts and the LocalStack lane's lines (what it ran against; EFS stays on moto), from the tests' output.
 grep -h -E '^(csi-sanity|LocalStack lane)' e2e/target/surefire-reports/*-output.txt 2>/dev/null | sort -u || true
@@ -48,5 +49,6 @@ else
   echo "helm tests did not report a result (see target-helm.log)"; status=1; failed=$((failed + 1))
 fi
 [ "$passed" -gt 0 ] || status=1
+[ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

@@ -62,6 +62,8 @@ final class DriverFactories {
 
   private static final Logger LOG = LogManager.getLogger(DriverFactories.class);
   private static final Duration DEVICE_WAIT = Duration.ofSeconds(30);
+  /** The loop backend links a device before ControllerPublishVolume answers: no attachment is still on its way. */
+  private static final Duration LOOP_DEVICE_WAIT = Duration.ofSeconds(3);
 
   private DriverFactories() {}
 
@@ -78,12 +80,22 @@ final class DriverFactories {
     }
   }
 
+  /** The serving driver: the loop-device backend's volumes outlive the process (as EC2 attachments do). */
   static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+    return create(o, metrics, envMap, LoopDeviceBackend.Retention.PERSISTENT);
+  }
+
+  /**
+   * @param loopRetention what the loop-device backend does at shutdown: PERSISTENT for a serving driver, THROW_AWAY
+   *     only for runs whose volumes live no longer than the process (the local runtime, csi-sanity)
+   */
+  static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap,
+      LoopDeviceBackend.Retention loopRetention) {
     Environment env = Environment.of(envMap);
     Resources resources = new Resources();
     try {
       return switch (o.driver()) {
-        case EBS -> ebs(o, metrics, env, resources);
+        case EBS -> ebs(o, metrics, env, resources, loopRetention);
         case EFS -> efs(o, metrics, env, resources);
       };
     } catch (RuntimeException e) {
@@ -92,14 +104,23 @@ final class DriverFactories {
     }
   }
 
-  private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+  /** Releases what a driver that never served opened (clients, loop backend), logging what fails. */
+  static void closeQuietly(DriverProvider provider) {
+    try {
+      provider.resources().close();
+    } catch (Exception e) {
+      LOG.warn("releasing the resources of a driver that did not start failed: {}", e.getMessage());
+    }
+  }
+
+  private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
+      LoopDeviceBackend.Retention loopRetention) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
     Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
     LoopDeviceBackend loops = null;
     HostTools host = o.mode().node() || o.ebs().deviceBackend() == DeviceBackend.LOOP ? HostTools.create() : null;
     if (o.ebs().deviceBackend() == DeviceBackend.LOOP) {
-      loops = resources.add(LoopDeviceBackend.open(o.ebs().loopStateDir(), host.loops(),
-          LoopDeviceBackend.Retention.DELETE_FILES));
+      loops = resources.add(LoopDeviceBackend.open(o.ebs().loopStateDir(), host.loops(), loopRetention));
     }
     ControllerProvider controller = null;
     if (o.mode().controller()) {
@@ -124,7 +145,7 @@ final class DriverFactories {
         return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
             NodeTopology.segments(self, o.driver().csiName()));
       });
-      NvmeDeviceLocator locator = loops != null ? loops.locator(DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
+      NvmeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),

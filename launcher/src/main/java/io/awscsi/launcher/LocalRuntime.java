@@ -4,6 +4,8 @@ import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
+import io.awscsi.core.server.SocketFile;
+import io.awscsi.ebs.local.LoopDeviceBackend;
 import io.awscsi.launcher.DriverOptions.Driver;
 import io.awscsi.launcher.local.LifecycleWalkthrough;
 import io.awscsi.launcher.local.LocalAws;
@@ -61,10 +63,18 @@ public final class LocalRuntime implements AutoCloseable {
       env.putAll(aws.driverEnvironment());
       for (Driver d : which) {
         DriverOptions options = DriverOptions.parse(args(d, workDir), env);
+        CsiEndpoint endpoint = CsiEndpoint.parse(options.endpoint());
+        // Refused before anything is opened: a second run on this work directory must not touch the first's volumes.
+        SocketFile.checkFree(endpoint.socketPath());
         MetricsRegistry metrics = new MetricsRegistry();
-        var built = DriverFactories.create(options, metrics, env);
-        drivers.put(d, DriverRuntime.start(built.provider(), CsiEndpoint.parse(options.endpoint()), null, metrics,
-            Duration.ofSeconds(5)));
+        // The emulated AWS lives as long as this run, so its volumes do too.
+        var built = DriverFactories.create(options, metrics, env, LoopDeviceBackend.Retention.THROW_AWAY);
+        try {
+          drivers.put(d, DriverRuntime.start(built.provider(), endpoint, null, metrics, Duration.ofSeconds(5)));
+        } catch (IOException | RuntimeException e) {
+          DriverFactories.closeQuietly(built.provider());
+          throw e;
+        }
         built.awaitStartFailure().ifPresent(reason -> {
           throw new IllegalStateException(d + " driver cannot start: " + reason);
         });

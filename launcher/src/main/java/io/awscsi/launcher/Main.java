@@ -6,6 +6,8 @@ import io.awscsi.core.metrics.ProcessMetrics;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.HttpEndpoint;
+import io.awscsi.core.server.SocketFile;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -74,6 +76,14 @@ public final class Main {
       err.println("aws-csi-driver: " + e.getMessage());
       return EXIT_USAGE;
     }
+    try {
+      // Before anything is opened or read: a start refused for its endpoint touches nothing (no loop device, no file
+      // of the process already serving there).
+      SocketFile.checkFree(endpoint.socketPath());
+    } catch (IOException e) {
+      err.println("aws-csi-driver: " + e.getMessage());
+      return EXIT_USAGE;
+    }
     LoggingSetup.configure(options.logFormat(), options.logLevel());
     var log = LogManager.getLogger(Main.class);
     MetricsRegistry metrics = new MetricsRegistry();
@@ -82,11 +92,19 @@ public final class Main {
     DriverFactories.Built driver;
     try {
       driver = DriverFactories.create(options, metrics, env);
-      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
     } catch (Exception e) {
       log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
       err.println("aws-csi-driver: cannot start: " + e.getMessage());
       return EXIT_FAILURE;
+    }
+    try {
+      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
+    } catch (Exception e) {
+      // Releases clients and the like; the serving driver's loop-device backend keeps every volume as it is.
+      DriverFactories.closeQuietly(driver.provider());
+      log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
+      err.println("aws-csi-driver: cannot start: " + e.getMessage());
+      return e instanceof SocketFile.EndpointInUseException ? EXIT_USAGE : EXIT_FAILURE;
     }
     // The node's metadata was read while the server started; without it the node cannot answer NodeGetInfo.
     Optional<String> failure = driver.awaitStartFailure();

@@ -134,12 +134,11 @@ public final class PlainHttpSdkClient implements SdkHttpClient {
 
     @Override
     public HttpExecuteResponse call() throws IOException {
-      requireNotAborted();
       try {
         return exchange();
       } catch (RuntimeException e) {
-        // A connection disconnected from another thread can fail inside the JDK instead (a NullPointerException while
-        // it parses the response): still the abort, answered as one.
+        // HttpURLConnection is not made for a disconnect() from another thread: a read it cuts may fail with an
+        // unchecked exception of its internals (a NullPointerException) instead of an IOException.
         if (aborted) {
           throw new IOException("request to " + uri + " was aborted", e);
         }
@@ -148,6 +147,7 @@ public final class PlainHttpSdkClient implements SdkHttpClient {
     }
 
     private HttpExecuteResponse exchange() throws IOException {
+      requireNotAborted();
       connection.connect();
       // disconnect() cannot cut a connect in progress, so an abort that came meanwhile is honoured here.
       requireNotAborted();

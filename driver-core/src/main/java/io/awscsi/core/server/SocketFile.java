@@ -17,25 +17,49 @@ public final class SocketFile {
 
   private SocketFile() {}
 
+  /** The endpoint cannot be served: another process serves it, or something that is not a socket is there. */
+  public static final class EndpointInUseException extends IOException {
+    EndpointInUseException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Removes a stale socket so the path can be bound.
+   *
+   * @throws EndpointInUseException another process serves on the path, or it is not a socket
+   */
   public static void prepare(Path socket) throws IOException {
+    if (checkFree(socket)) {
+      Files.delete(socket);
+    }
+  }
+
+  /**
+   * Checks, changing nothing, that the path can be served: absent, or a stale socket no process answers on.
+   *
+   * @return whether a stale socket is there (to be replaced when binding)
+   * @throws EndpointInUseException another process serves on the path, or it is not a socket
+   */
+  public static boolean checkFree(Path socket) throws IOException {
     Path parent = socket.getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
     if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
-      return;
+      return false;
     }
     BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     if (!attrs.isOther()) {
-      throw new IOException(socket + " exists and is not a socket ("
+      throw new EndpointInUseException(socket + " exists and is not a socket ("
           + (attrs.isDirectory() ? "a directory" : attrs.isSymbolicLink() ? "a symbolic link" : "a regular file")
           + "); remove it or choose another --endpoint");
     }
     if (answers(socket)) {
-      throw new IOException("another process is serving on " + socket
+      throw new EndpointInUseException("another process is serving on " + socket
           + "; stop it or choose another --endpoint");
     }
-    Files.delete(socket);
+    return true;
   }
 
   private static boolean answers(Path socket) {

@@ -11,6 +11,7 @@ import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.efsutils.EfsUtilsOnFirstMount;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.mount.FileSystemRootMounts;
 import io.awscsi.efs.volume.EfsIds;
 
@@ -54,7 +55,8 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
         ? options.efsUtils().map(o -> new EfsUtilsOnFirstMount(o, metrics)).orElse(null)
         : null;
     EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> clouds.defaultCloud()::describeAccessPoint, efsUtils == null ? () -> { } : efsUtils);
+        () -> clouds.defaultCloud()::describeAccessPoint, options.efsUtils().map(o -> o.directories().stateDir())
+            .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), efsUtils == null ? () -> { } : efsUtils);
     VolumeDirectories directories = new VolumeDirectories(new FileSystemRootMounts(backend, mounter,
         options.workDir()));
     return new EfsControllerProvider(new EfsVolumeProvisioner(options, clouds, new AccessPointGidAllocator(),

@@ -21,4 +21,18 @@ public record EfsMountRequest(String fileSystemId, String path, String accessPoi
     options = List.copyOf(options);
     Objects.requireNonNull(timeout, "timeout");
   }
+
+  /**
+   * A request to compare with what is mounted ({@code match}, paths), not to be mounted as is: its time bound is the
+   * fallback. A request that is mounted takes the caller's deadline at mount time ({@link #withTimeout}).
+   */
+  public EfsMountRequest(String fileSystemId, String path, String accessPointId, List<String> options,
+      boolean readOnly) {
+    this(fileSystemId, path, accessPointId, options, readOnly, CallDeadline.FALLBACK);
+  }
+
+  /** The same mount, bounded by {@code timeout}. */
+  public EfsMountRequest withTimeout(Duration timeout) {
+    return new EfsMountRequest(fileSystemId, path, accessPointId, options, readOnly, timeout);
+  }
 }

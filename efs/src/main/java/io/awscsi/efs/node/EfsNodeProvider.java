@@ -4,6 +4,7 @@ import io.awscsi.core.host.CommandRunner;
 import io.awscsi.core.host.FsStats;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.Readiness;
@@ -13,7 +14,13 @@ import io.awscsi.efs.cloud.EfsCloud;
 import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.mount.EfsUtilsMountBackend;
+import io.awscsi.efs.mount.EfsMountRequest;
+import io.awscsi.efs.mount.MountMatch;
+import io.awscsi.efs.volume.EfsIds;
+import io.awscsi.efs.volume.VolumeHandle;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -50,7 +57,8 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
   public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
       CommandRunner runner, Supplier<EfsCloud> localBackendCloud, MetricsRegistry metrics) {
     EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> localBackendCloud.get()::describeAccessPoint);
+        () -> localBackendCloud.get()::describeAccessPoint, options.efsUtils().map(o -> o.directories().stateDir())
+            .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), () -> { });
     return create(options, nodeInfo, mounter, runner, backend, metrics);
   }
 
@@ -69,8 +77,15 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
     EfsUtilsNode efsUtils = options.mountBackend() == EfsMountBackendKind.EFS_UTILS
         ? options.efsUtils().map(o -> EfsUtilsNode.start(o, metrics)).orElse(null)
         : null;
+    // Stats walk a volume's tree: never "/", a kernel file system or another volume. An NFS mount through a TLS
+    // tunnel whose state is not readable cannot be told apart from this volume's and is measured.
+    VolumeStatsCache.VolumeMounts volumeMounts = (volumeId, mount) -> {
+      VolumeHandle handle = VolumeHandle.parse(volumeId);
+      return backend.madeHere(mount) && !(backend.match(new EfsMountRequest(handle.fileSystemId(), handle.path(),
+          handle.accessPointId(), List.of(), mount.readOnly()), mount) instanceof MountMatch.Different);
+    };
     VolumeStatsCache stats = options.volMetricsOptIn()
-        ? new VolumeStatsCache(mounter, new FsStats(runner), options.volMetricsRefreshPeriod(),
+        ? new VolumeStatsCache(mounter, volumeMounts, new FsStats(runner), options.volMetricsRefreshPeriod(),
             options.volMetricsFsRateLimit(), Clock.systemUTC())
         : null;
     EfsVolumePublisher publisher = new EfsVolumePublisher(backend, mounter, options.maxInflightMountCalls(),
@@ -93,6 +108,11 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
   @Override
   public Optional<VolumeStatsReader> stats() {
     return Optional.ofNullable(stats);
+  }
+
+  @Override
+  public IdSyntax ids() {
+    return EfsIds.SYNTAX;
   }
 
   /**
