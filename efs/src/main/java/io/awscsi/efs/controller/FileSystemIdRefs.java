@@ -4,7 +4,7 @@ import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.aws.k8s.KubernetesValueReader.Kind;
 import io.awscsi.aws.k8s.KubernetesValueReader.Result;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.efs.volume.CallDeadline;
+import io.awscsi.core.provider.CallBudget;
 import io.awscsi.efs.volume.EfsIds;
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -80,7 +80,7 @@ final class FileSystemIdRefs {
    * @throws DriverException naming the parameter, with the code of what went wrong (see the class comment)
    */
   static String resolve(Ref ref, Reader reader) {
-    Duration left = CallDeadline.remaining();
+    Duration left = CallBudget.remaining(MAX_READ);
     Result result = reader.read(ref.kind(), ref.namespace(), ref.name(), ref.key(),
         left.compareTo(MAX_READ) < 0 ? left : MAX_READ);
     String what = ref.parameter() + " " + ref;

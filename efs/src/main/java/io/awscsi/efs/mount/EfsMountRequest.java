@@ -1,6 +1,5 @@
 package io.awscsi.efs.mount;
 
-import io.awscsi.efs.volume.CallDeadline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -11,10 +10,14 @@ import java.util.Objects;
  * @param path clean absolute path; relative to the access point's root when {@code accessPointId} is set
  * @param accessPointId the access point, or ""
  * @param options efs-utils/NFS options, validated, without {@code ro} (see {@code readOnly})
- * @param timeout how long the mount may run (the caller's deadline, {@link CallDeadline}); it is killed after
+ * @param timeout how long the mount may run (what is left of the caller's deadline, {@code CallBudget.remaining}); it is
+ *     killed after
  */
 public record EfsMountRequest(String fileSystemId, String path, String accessPointId, List<String> options,
     boolean readOnly, Duration timeout) {
+
+  /** The bound of a mount made without a gRPC deadline (direct calls, tests): the kubelet's own for a CSI call. */
+  public static final Duration FALLBACK_TIMEOUT = Duration.ofMinutes(2);
 
   public EfsMountRequest {
     accessPointId = accessPointId == null ? "" : accessPointId;
@@ -28,7 +31,7 @@ public record EfsMountRequest(String fileSystemId, String path, String accessPoi
    */
   public EfsMountRequest(String fileSystemId, String path, String accessPointId, List<String> options,
       boolean readOnly) {
-    this(fileSystemId, path, accessPointId, options, readOnly, CallDeadline.FALLBACK);
+    this(fileSystemId, path, accessPointId, options, readOnly, FALLBACK_TIMEOUT);
   }
 
   /** The same mount, bounded by {@code timeout}. */

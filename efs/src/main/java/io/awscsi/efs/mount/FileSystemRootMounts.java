@@ -3,7 +3,7 @@ package io.awscsi.efs.mount;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.CommandException;
 import io.awscsi.core.host.Mounter;
-import io.awscsi.efs.volume.CallDeadline;
+import io.awscsi.core.provider.CallBudget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -62,7 +62,7 @@ public final class FileSystemRootMounts {
         try {
           Files.createDirectories(mountPoint);
           if (!mounter.isMountPoint(mountPoint)) {
-            backend.mount(new EfsMountRequest(fileSystemId, "/", "", options, false, CallDeadline.remaining()),
+            backend.mount(new EfsMountRequest(fileSystemId, "/", "", options, false, CallBudget.remaining(EfsMountRequest.FALLBACK_TIMEOUT)),
                 mountPoint);
           }
         } catch (CommandException.TimedOut e) {

@@ -7,12 +7,12 @@ import io.awscsi.core.host.MountState;
 import io.awscsi.core.host.MountTargets;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.provider.AccessType;
+import io.awscsi.core.provider.CallBudget;
 import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
 import io.awscsi.efs.mount.MountMatch;
-import io.awscsi.efs.volume.CallDeadline;
 import io.awscsi.efs.volume.EfsCapabilities;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
@@ -82,7 +82,7 @@ public final class EfsVolumePublisher implements VolumePublisher {
       }
       try {
         // The caller's deadline as it stands now, after any wait for a mount slot.
-        backend.mount(mount.withTimeout(CallDeadline.remaining()), target);
+        backend.mount(mount.withTimeout(CallBudget.remaining(EfsMountRequest.FALLBACK_TIMEOUT)), target);
         LOG.info("NodePublishVolume: mounted {} at {} ({}{})", handle.volumeId(), target, String.join(",", options),
             readOnly ? ", read-only" : "");
       } catch (CommandException.TimedOut e) {

@@ -18,7 +18,7 @@ import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.mount.EfsUtilsMountBackend;
-import io.awscsi.efs.volume.CallDeadline;
+import io.awscsi.efs.mount.EfsMountRequest;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import java.io.IOException;
@@ -96,7 +96,7 @@ class MountDeadlineTest {
     publisher(runner).publish(request());
 
     assertThat(runner.commands().stream().filter(c -> c.tool() == HostTool.MOUNT).findFirst().orElseThrow()
-        .timeout()).isEqualTo(CallDeadline.FALLBACK);
+        .timeout()).isEqualTo(EfsMountRequest.FALLBACK_TIMEOUT);
   }
 
   @Test
