@@ -34,10 +34,21 @@ for combo in "${combos[@]}"; do
     registration=(--kubelet-registration-path "$sock" --plugin-registration-path "$work/$combo-registry"
       --http-endpoint "127.0.0.1:$port")
   fi
+  extra=()
+  if [ "$driver-$mode" = efs-node ]; then
+    # The EFS node sets up efs-utils and keeps its watchdog running: in training it does so in scratch directories
+    # with a stand-in watchdog, so the image keeps no /etc/amazon/efs of its own (the node links it at start).
+    efs="$work/$combo-efs-utils"
+    mkdir -p "$efs/config" "$efs/static"
+    printf '#!/bin/sh\nexec sleep 600\n' >"$efs/watchdog" && chmod +x "$efs/watchdog"
+    extra=(--efs-utils-config-dir-path "$efs/config" --efs-utils-config-legacy-dir-path "$efs/legacy"
+      --efs-utils-static-files-path "$efs/static" --efs-utils-etc-dir-path "$efs/etc"
+      --efs-state-dir-path "$efs/state" --efs-mount-watchdog-path "$efs/watchdog")
+  fi
   # The same flags as every later run (the launcher's defaults and JAVA_OPTS), plus the training output.
   AWS_CSI_AOT_CACHE=none JAVA_OPTS="${JAVA_OPTS:-} -XX:AOTCacheOutput=$dist/aot/$combo.aot -Xlog:aot=error" \
     "$dist/bin/aws-csi-driver" --driver "$driver" --mode "$mode" --endpoint "unix://$sock" --log-level warn \
-    "${registration[@]}" &
+    "${registration[@]}" "${extra[@]}" &
   pid=$!
   for _ in $(seq 1 300); do [ -S "$sock" ] && break; sleep 0.1; done
   calls=(GetPluginInfo GetPluginCapabilities Probe)

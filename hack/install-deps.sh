@@ -19,7 +19,8 @@ if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "25'; then
 fi
 command -v mvn >/dev/null || { say "installing maven"; apt_install maven; }
 command -v go >/dev/null || { echo "deps: Go >= 1.25 is required (csi-sanity, the CSI spec download)" >&2; exit 1; }
-for tool in mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs losetup:mount blkid:util-linux; do
+# tini: the image's PID 1, which hack/test-dist.sh runs as the image does
+for tool in mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs losetup:mount blkid:util-linux tini:tini; do
   command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install "${tool##*:}"; }
 done
 if ! python3 -c 'import moto.server' 2>/dev/null || ! command -v moto_server >/dev/null; then

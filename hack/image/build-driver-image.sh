@@ -169,7 +169,8 @@ final="driver-$aot_key"
 if ! has_tag "$final"; then
   umoci config --image "$layout:driver-aot-$aot_key" --tag "$final" \
     --config.env "$image_path" --config.env "$image_java_home" \
-    --config.entrypoint /opt/aws-csi-driver/bin/aws-csi-driver \
+    --config.entrypoint=/usr/bin/tini --config.entrypoint=-- \
+    --config.entrypoint=/opt/aws-csi-driver/bin/aws-csi-driver \
     --config.label "org.opencontainers.image.title=aws-csi-driver" \
     --config.label "org.opencontainers.image.description=Amazon EBS and EFS CSI drivers (ebs.csi.aws.com, efs.csi.aws.com) in Java" \
     --config.label "io.awscsi.image.build=hack/image/build-driver-image.sh" \

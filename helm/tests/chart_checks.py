@@ -457,6 +457,9 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         ("ebs", "node"): [("", "nodes", "get"), ("storage.k8s.io", "volumeattachments", "list")],
         ("efs", "node"): [("", "nodes", "get")],
     }
+    # controller.fileSystemIdRefs.enabled (combined and EFS chart): the EFS controller reads the ConfigMap or Secret a
+    # StorageClass's fileSystemIdConfigRef / fileSystemIdSecretRef names, in any namespace: get, and only get.
+    refs = str(values.get("controller", {}).get("fileSystemIdRefs", {}).get("enabled", False)).lower() == "true"
     for workload in controllers(docs) + node_daemonsets(docs):
         component = "controller" if workload["kind"] == "Deployment" else "node"
         account = pod_spec(workload)["serviceAccountName"]
@@ -464,6 +467,9 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         env = {e["name"] for e in plugin(workload).get("env", [])}
         if component == "node" and "DISABLE_TAINT_WATCHER" not in env:
             required.append(("", "nodes", "patch"))
+        id_refs = refs and (driver_of(workload), component) == ("efs", "controller")
+        if id_refs:
+            required += [("", "configmaps", "get"), ("", "secrets", "get")]
         have = granted(docs, account)
         for triple in required:
             if triple not in have:
@@ -471,16 +477,23 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         if component == "node" and "DISABLE_TAINT_WATCHER" in env and ("", "nodes", "patch") in have:
             problems.append(f"{account}: may patch nodes although the taint watcher is off")
         for group, resource, verb in have:
-            if resource == "secrets" or verb == "*" or resource == "*":
+            if (resource == "secrets" and not (id_refs and verb == "get")) or verb == "*" or resource == "*":
                 problems.append(f"{account}: broader than needed: {verb} {resource}")
-    # The one grant on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace.
+    if not refs and named(docs, "ClusterRole", "efs-csi-filesystem-id-refs-role"):
+        problems.append("efs-csi-filesystem-id-refs-role rendered without controller.fileSystemIdRefs.enabled")
+    # Grants on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace; and, with
+    # fileSystemIdRefs, get on any Secret for the EFS controller.
     for role in objects(docs, "ClusterRole") + objects(docs, "Role"):
         for rule in role["rules"]:
             if "secrets" in rule.get("resources", []) or "*" in rule.get("resources", []):
-                if role["metadata"]["name"] != "efs-csi-external-provisioner-role-describe-secrets":
-                    problems.append(f"{role['kind']} {role['metadata']['name']}: grants secrets")
+                name = role["metadata"]["name"]
+                if name == "efs-csi-filesystem-id-refs-role" and refs:
+                    if set(rule["verbs"]) != {"get"} or "*" in rule["resources"]:
+                        problems.append(f"{name}: more than get on ConfigMaps and Secrets: {rule}")
+                elif name != "efs-csi-external-provisioner-role-describe-secrets":
+                    problems.append(f"{role['kind']} {name}: grants secrets")
                 elif not rule.get("resourceNames") or set(rule["verbs"]) - {"get", "watch", "list"}:
-                    problems.append(f"{role['metadata']['name']}: secrets not limited to named secrets, read only")
+                    problems.append(f"{name}: secrets not limited to named secrets, read only")
     for binding in objects(docs, "ClusterRoleBinding"):
         if binding["roleRef"]["name"] == "efs-csi-external-provisioner-role-describe-secrets":
             problems.append(f"{binding['metadata']['name']}: the secrets role bound cluster-wide")
@@ -569,6 +582,17 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
         if "/tmp" not in mounts:
             problems.append(f"{where}: no writable /tmp for the JVM")
+    node_values = values.get("node", {})
+    for efs_node in [d for d in node_daemonsets(docs) if driver_of(d) == "efs"]:
+        args = plugin(efs_node)["args"]
+        where = efs_node["metadata"]["name"]
+        # The driver counts --max-inflight-mount-calls only with the opt-in, as upstream.
+        limit = node_values.get("maxInflightMountCalls")
+        if limit is not None and ("--max-inflight-mount-calls-opt-in" not in args or
+                                  flag_value(args, "--max-inflight-mount-calls") != str(limit)):
+            problems.append(f"{where}: maxInflightMountCalls {limit}, args {args}")
+        if (flag_value(args, "--efs-utils-conf-overrides") or "") != node_values.get("efsUtilsConfOverrides", ""):
+            problems.append(f"{where}: --efs-utils-conf-overrides {flag_value(args, '--efs-utils-conf-overrides')}")
     tags = values.get("controller", {}).get("extraVolumeTags")
     ebs = named(docs, "Deployment", "ebs-csi-controller")
     if tags and ebs:
@@ -917,6 +941,8 @@ INVALID_VALUES = [
      ["--set", "storageClasses[0].name=x", "--set", "storageClasses[0].driver=fsx"], "driver"),
     ("IRSA role that is not a role ARN", ["--set", "ebs.controller.serviceAccount.roleArn=my-role"], "roleArn"),
     ("unknown kubelet registration mode", ["--set", "node.kubeletRegistration=plugin"], "kubeletRegistration"),
+    ("efs-utils.conf override without a section", ["--set-string", "node.efsUtilsConfOverrides=retry=60"],
+     "efsUtilsConfOverrides"),
 ]
 
 
@@ -1086,7 +1112,7 @@ def main() -> int:
         for name, check in checks:
             results.record(f"{label}: {name}", check())
 
-    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = DriverOptions.KNOWN)",
+    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = Usage.SERVE)",
                    [] if library_flags() == PLUGIN_FLAGS else
                    [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
                     f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])

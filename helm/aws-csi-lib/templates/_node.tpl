@@ -144,7 +144,9 @@ spec:
           {{- if include "awscsi.true" ($n.forceUnmountAfterTimeout | default false) }}
           {{- $args = concat $args (list "--force-unmount-after-timeout" (printf "--unmount-timeout=%v" ($n.unmountTimeout | default "30s"))) }}
           {{- end }}
-          {{- if not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}{{- $args = append $args (printf "--max-inflight-mount-calls=%v" $n.maxInflightMountCalls) }}{{- end }}
+          {{- /* the limit counts only with upstream's opt-in flag, which the driver requires as upstream's does */}}
+          {{- if not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}{{- $args = concat $args (list "--max-inflight-mount-calls-opt-in" (printf "--max-inflight-mount-calls=%v" $n.maxInflightMountCalls)) }}{{- end }}
+          {{- with $n.efsUtilsConfOverrides }}{{- $args = append $args (printf "--efs-utils-conf-overrides=%s" (toString .)) }}{{- end }}
           {{- end }}
           args:
             {{- include "awscsi.pluginArgs" (dict "defaults" $args "extra" $n.additionalArgs) | nindent 12 }}
@@ -172,6 +174,11 @@ spec:
             {{- if include "awscsi.true" ($v.fips | default false) }}
             - name: AWS_USE_FIPS_ENDPOINT
               value: "true"
+            {{- end }}
+            {{- if and (eq $d "efs") (not (or (kindIs "invalid" $v.portRangeUpperBound) (eq (toString $v.portRangeUpperBound) ""))) }}
+            # efs-utils.conf port_range_upper_bound of the TLS proxies' local ports (the node writes it; 21049 at least)
+            - name: PORT_RANGE_UPPER_BOUND
+              value: {{ toString $v.portRangeUpperBound | quote }}
             {{- end }}
             {{- include "awscsi.proxyEnv" $c | nindent 12 }}
             {{- with $n.javaOpts }}

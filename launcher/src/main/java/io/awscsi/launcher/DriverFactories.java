@@ -2,6 +2,7 @@ package io.awscsi.launcher;
 
 import io.awscsi.aws.Environment;
 import io.awscsi.aws.k8s.KubernetesClientProvider;
+import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.aws.limits.VolumeAttachLimitSettings;
 import io.awscsi.aws.limits.VolumeAttachLimits;
 import io.awscsi.aws.metadata.InstanceMetadata;
@@ -11,7 +12,10 @@ import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.aws.sdk.AwsClientConfig;
 import io.awscsi.aws.sdk.AwsEndpoints;
 import io.awscsi.aws.sdk.AwsService;
+import io.awscsi.core.host.HostTool;
 import io.awscsi.core.host.HostTools;
+import io.awscsi.core.host.ProcessCommandRunner;
+import io.awscsi.core.host.SupervisedProcess;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.DriverProvider;
@@ -27,17 +31,21 @@ import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.cloud.SdkEfsCloud;
 import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.controller.EfsControllerProvider;
+import io.awscsi.efs.efsutils.EfsUtilsConfig;
+import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
 import io.awscsi.launcher.DriverOptions.DeviceBackend;
 import io.awscsi.launcher.DriverOptions.MountBackend;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -162,23 +170,40 @@ public final class DriverFactories {
       if (o.mode().node()) {
         zone = metadata.get().availabilityZone();
       }
-      controller = EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
-          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone),
-          clouds.get(), host.mounter());
+      controller = resources.add(EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
+          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone,
+          backend == EfsMountBackendKind.EFS_UTILS && !o.mode().node() ? Optional.of(efsUtils(o, env))
+              : Optional.empty()),
+          clouds.get(), host.mounter(), new KubernetesValueReader(kube), metrics));
     }
     NodeProvider node = null;
     if (o.mode().node()) {
       // The EFS publisher needs the zone when it is built (mount target choice), so EFS reads metadata up front.
       InstanceMetadata self = metadata.get();
-      NodeInfo info = new NodeInfo(self.instanceId(), 0, NodeTopology.segments(self, o.driver().csiName()));
+      NodeInfo info = new NodeInfo(self.instanceId(), o.efs().volumeAttachLimit(),
+          NodeTopology.segments(self, o.driver().csiName()));
       EfsNodeOptions options = new EfsNodeOptions(o.efs().volMetricsOptIn(), o.efs().volMetricsRefreshPeriod(),
           o.efs().volMetricsFsRateLimit(), o.efs().forceUnmountAfterTimeout(), o.efs().unmountTimeout(),
-          o.efs().maxInflightMountCalls(), backend, o.efs().localRoot());
-      node = EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
-          () -> SdkEfsCloud.create(efsClient.get(), metrics));
+          o.efs().maxInflightMountCalls(), backend, o.efs().localRoot(),
+          backend == EfsMountBackendKind.EFS_UTILS ? Optional.of(efsUtils(o, env)) : Optional.empty());
+      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
+          () -> SdkEfsCloud.create(efsClient.get(), metrics), metrics));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.empty(), afterStart("efs", o, env, resources));
+  }
+
+  /** efs-utils as the node sets it up: the directories, the configuration from flags and environment, the watchdog. */
+  private static EfsUtilsNode.Options efsUtils(DriverOptions o, Environment env) {
+    Path watchdog = o.efs().watchdogPath().isEmpty()
+        ? ProcessCommandRunner.create().find(HostTool.EFS_MOUNT_WATCHDOG)
+            .orElse(Path.of(HostTool.EFS_MOUNT_WATCHDOG.executable()))
+        : Path.of(o.efs().watchdogPath());
+    EfsUtilsConfig config = EfsUtilsConfig.fromEnvironment(env.variables(),
+        o.logLevel().intLevel() >= Level.DEBUG.intLevel(), o.efs().cloudWatchLogEnabled(),
+        o.efs().efsUtilsConfOverrides());
+    return new EfsUtilsNode.Options(o.efs().efsUtilsDirectories(), config, watchdog,
+        SupervisedProcess.Policy.DEFAULT);
   }
 
   private static EfsClient efsClient(AwsClientConfig aws, Environment env,

@@ -1,10 +1,14 @@
 package io.awscsi.launcher;
 
 import io.awscsi.core.logging.LoggingSetup;
+import io.awscsi.efs.efsutils.ConfOverride;
+import io.awscsi.efs.efsutils.EfsUtilsConfig;
+import io.awscsi.efs.efsutils.EfsUtilsDirectories;
 import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.logging.log4j.Level;
@@ -72,10 +76,20 @@ public record DriverOptions(
       int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, DeviceBackend deviceBackend,
       Path loopStateDir) {}
 
-  /** EFS flags (controller and node). */
+  /**
+   * EFS flags (controller and node).
+   *
+   * @param maxInflightMountCalls the limit in force: {@code --max-inflight-mount-calls} with
+   *     {@code --max-inflight-mount-calls-opt-in}, else -1 (none), as upstream
+   * @param volumeAttachLimit the node's MaxVolumesPerNode: {@code --volume-attach-limit} with
+   *     {@code --volume-attach-limit-opt-in}, else 0 (none), as upstream
+   * @param watchdogPath {@code --efs-mount-watchdog-path}; "" finds amazon-efs-mount-watchdog on the search path
+   */
   public record Efs(Map<String, String> tags, boolean deleteAccessPointRootDir, boolean volMetricsOptIn,
       Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit, boolean forceUnmountAfterTimeout,
-      Duration unmountTimeout, int maxInflightMountCalls, MountBackend mountBackend, Path localRoot) {}
+      Duration unmountTimeout, int maxInflightMountCalls, int volumeAttachLimit, MountBackend mountBackend,
+      Path localRoot, EfsUtilsDirectories efsUtilsDirectories, List<ConfOverride> efsUtilsConfOverrides,
+      boolean cloudWatchLogEnabled, String watchdogPath) {}
 
   public static DriverOptions parse(String[] args, Map<String, String> env) {
     // The flags are those of the one table --help prints.
@@ -96,13 +110,30 @@ public record DriverOptions(
         attachLimit, reserved, f.bool("legacy-xfs"),
         choice("device-backend", f.string("device-backend", "nvme"), DeviceBackend.class),
         Path.of(f.string("loop-state-dir", "/var/lib/aws-csi-driver/loop")));
-    int maxInflight = f.integer("max-inflight-mount-calls", -1);
+    // As upstream, both limits count only when opted in; the values alone are what upstream's chart always passes.
+    int maxInflight = f.bool("max-inflight-mount-calls-opt-in") ? f.integer("max-inflight-mount-calls", -1) : -1;
+    int efsAttachLimit = f.bool("volume-attach-limit-opt-in") ? Math.max(0, attachLimit) : 0;
+    EfsUtilsDirectories defaults = EfsUtilsDirectories.DEFAULT;
+    EfsUtilsDirectories efsUtilsDirs = new EfsUtilsDirectories(
+        path(f, "efs-utils-config-dir-path", defaults.configDir()),
+        path(f, "efs-utils-config-legacy-dir-path", defaults.legacyConfigDir()),
+        path(f, "efs-utils-static-files-path", defaults.staticFilesDir()),
+        path(f, "efs-utils-etc-dir-path", defaults.etcDir()), path(f, "efs-state-dir-path", defaults.stateDir()));
+    List<ConfOverride> overrides = ConfOverride.parse("efs-utils-conf-overrides",
+        f.string("efs-utils-conf-overrides", ""));
+    try {
+      // An override of a section or key efs-utils.conf does not have stops the start here, naming it.
+      new EfsUtilsConfig("", false, 0, false, false, overrides).render();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--efs-utils-conf-overrides: " + e.getMessage(), e);
+    }
     Efs efs = new Efs(keyValues("tags", f.string("tags", ""), " ", ":"), f.bool("delete-access-point-root-dir"),
-        f.bool("vol-metrics-opt-in"), f.duration("vol-metrics-refresh-period", Duration.ofMinutes(240)),
+        f.bool("vol-metrics-opt-in"), refreshPeriod(f.string("vol-metrics-refresh-period", "240")),
         positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit", 5)),
         f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
-        choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
-        Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")));
+        efsAttachLimit, choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
+        Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")), efsUtilsDirs, overrides,
+        f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path", "").strip());
     return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
         choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
         Level.toLevel(f.string("log-level", "info"), Level.INFO),
@@ -152,6 +183,29 @@ public record DriverOptions(
       allowed.append(allowed.isEmpty() ? "" : "|").append(e.name().toLowerCase().replace('_', '-'));
     }
     throw new IllegalArgumentException("--" + flag + " must be " + allowed + ", got " + value);
+  }
+
+  private static Path path(Flags f, String flag, Path fallback) {
+    String value = f.string(flag, "");
+    return value.isBlank() ? fallback : Path.of(value.strip());
+  }
+
+  /**
+   * {@code --vol-metrics-refresh-period}: minutes, as upstream's flag takes them ({@code 240}, {@code 0.5}), or a
+   * duration ({@code 240m}, {@code 90s}).
+   */
+  static Duration refreshPeriod(String value) {
+    String v = value.strip();
+    Duration period;
+    try {
+      period = Duration.ofMillis(Math.round(Double.parseDouble(v) * 60_000));
+    } catch (NumberFormatException e) {
+      period = Flags.parseDuration("vol-metrics-refresh-period", v);
+    }
+    if (period.isNegative() || period.isZero()) {
+      throw new IllegalArgumentException("--vol-metrics-refresh-period must be positive (minutes), got " + value);
+    }
+    return period;
   }
 
   private static int positive(String flag, int value) {

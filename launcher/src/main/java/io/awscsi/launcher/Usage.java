@@ -39,11 +39,25 @@ public final class Usage {
       Flag.of(EFS, "tags", "\"k:v k2:v2\"", "tags for every access point"),
       Flag.of(EFS, "delete-access-point-root-dir", "", "DeleteVolume also deletes the volume's directory"),
       Flag.of(EFS, "vol-metrics-opt-in", "", "report volume usage in NodeGetVolumeStats"),
-      Flag.of(EFS, "vol-metrics-refresh-period", "240m", "how often volume usage is measured"),
+      Flag.of(EFS, "vol-metrics-refresh-period", "240", "how often volume usage is measured (minutes, or 240m)"),
       Flag.of(EFS, "vol-metrics-fs-rate-limit", "5", "usage measurements running at once"),
       Flag.of(EFS, "force-unmount-after-timeout", "", "lazy-unmount a target that does not unmount in time"),
       Flag.of(EFS, "unmount-timeout", "30s", "time an unmount may take"),
-      Flag.of(EFS, "max-inflight-mount-calls", "N", "mounts running at once (default no limit)"),
+      Flag.of(EFS, "max-inflight-mount-calls-opt-in", "", "count --max-inflight-mount-calls (as upstream)"),
+      Flag.of(EFS, "max-inflight-mount-calls", "N", "NodePublish calls mounting at once, beyond: ABORTED (default no "
+          + "limit)"),
+      Flag.of(EFS, "volume-attach-limit-opt-in", "", "report --volume-attach-limit as the EFS node's MaxVolumesPerNode"),
+      Flag.of(EFS, "efs-utils-conf-overrides", "section:key=value,...", "efs-utils.conf settings over the node's own"),
+      Flag.of(EFS, "efs-cloudwatch-log-enabled", "", "efs-utils sends its logs to CloudWatch"),
+      Flag.of(EFS, "efs-utils-config-dir-path", "DIR", "efs-utils configuration on the host (default /var/amazon/efs)"),
+      Flag.of(EFS, "efs-utils-config-legacy-dir-path", "DIR", "an earlier driver's configuration (default "
+          + "/etc/amazon/efs-legacy)"),
+      Flag.of(EFS, "efs-utils-static-files-path", "DIR", "the image's efs-utils files (default "
+          + "/etc/amazon/efs-static-files)"),
+      Flag.of(EFS, "efs-mount-watchdog-path", "PATH", "the watchdog the node keeps running (default "
+          + "amazon-efs-mount-watchdog on PATH)"),
+      Flag.of(EFS, "efs-utils-etc-dir-path", "DIR", "the link efs-utils reads (default /etc/amazon/efs; tests)"),
+      Flag.of(EFS, "efs-state-dir-path", "DIR", "the proxies' state (default /var/run/efs; tests)"),
       Flag.of(EFS, "efs-mount-backend", "efs-utils|local", "how file systems are mounted (local: the local runtime)"),
       Flag.of(EFS, "efs-local-root", "DIR", "the local backend's file systems (default "
           + "/var/lib/aws-csi-driver/efs-local)")));
@@ -89,7 +103,7 @@ public final class Usage {
         aws-csi-driver local:
         %s
         Environment: AWS_REGION, AWS_ENDPOINT_URL[_EC2|_EFS|_STS], CSI_NODE_NAME, DISABLE_TAINT_WATCHER,
-                     AWS_EC2_METADATA_DISABLED
+                     AWS_EC2_METADATA_DISABLED; EFS node: AWS_DEFAULT_REGION, FIPS_ENABLED, PORT_RANGE_UPPER_BOUND
         """.formatted("aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]",
         LOCAL.synopsis(), CLIENT.synopsis(), REMOVE_STARTUP_TAINT.synopsis(), SERVE.help(), LOCAL.help());
   }

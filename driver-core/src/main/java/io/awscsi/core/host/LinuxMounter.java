@@ -80,7 +80,7 @@ public final class LinuxMounter implements Mounter {
   }
 
   @Override
-  public void mount(String source, Path target, String fsType, List<String> options) {
+  public void mount(String source, Path target, String fsType, List<String> options, Duration timeout) {
     var arguments = new ArrayList<String>();
     arguments.add("-t");
     arguments.add(fsType);
@@ -90,7 +90,7 @@ public final class LinuxMounter implements Mounter {
     }
     arguments.add(source);
     arguments.add(target.toString());
-    runner.run(Command.of(HostTool.MOUNT, arguments));
+    runner.run(Command.of(HostTool.MOUNT, arguments).withTimeout(timeout));
     LOG.info("mounted {} ({}) at {} with options {}", source, fsType, target, options);
   }
 

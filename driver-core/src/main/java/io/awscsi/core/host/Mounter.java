@@ -54,8 +54,18 @@ public interface Mounter {
     return inspect(path).isMountPoint();
   }
 
-  /** {@code mount -t fsType [-o options] source target}. */
-  void mount(String source, Path target, String fsType, List<String> options);
+  /** {@code mount -t fsType [-o options] source target}, within the command runner's default timeout. */
+  default void mount(String source, Path target, String fsType, List<String> options) {
+    mount(source, target, fsType, options, Command.DEFAULT_TIMEOUT);
+  }
+
+  /**
+   * {@code mount -t fsType [-o options] source target}; a mount still running after {@code timeout} (an NFS server
+   * that does not answer) is killed with the helpers it started.
+   *
+   * @throws CommandException.TimedOut when it did not finish in time
+   */
+  void mount(String source, Path target, String fsType, List<String> options, Duration timeout);
 
   /**
    * Bind-mounts a directory or a device file. Per-mount flags such as {@code ro} cannot be set by the bind itself,

@@ -29,14 +29,28 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
 
   private final Mounter mounter;
   private final Path stateDirectory;
+  private final Runnable beforeMount;
 
   public EfsUtilsMountBackend(Mounter mounter) {
-    this(mounter, DEFAULT_STATE_DIRECTORY);
+    this(mounter, DEFAULT_STATE_DIRECTORY, () -> { });
   }
 
   public EfsUtilsMountBackend(Mounter mounter, Path stateDirectory) {
+    this(mounter, stateDirectory, () -> { });
+  }
+
+  public EfsUtilsMountBackend(Mounter mounter, Runnable beforeMount) {
+    this(mounter, DEFAULT_STATE_DIRECTORY, beforeMount);
+  }
+
+  /**
+   * @param stateDirectory efs-utils' state files, which name the file system of a TLS mount
+   * @param beforeMount run before every mount (idempotent): makes efs-utils ready where that is left to the first mount
+   */
+  public EfsUtilsMountBackend(Mounter mounter, Path stateDirectory, Runnable beforeMount) {
     this.mounter = mounter;
     this.stateDirectory = stateDirectory;
+    this.beforeMount = beforeMount;
   }
 
   /**
@@ -113,12 +127,13 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
 
   @Override
   public void mount(EfsMountRequest request, Path target) {
+    beforeMount.run();
     List<String> options = new ArrayList<>();
     if (request.readOnly()) {
       options.add("ro");
     }
     options.addAll(request.options());
-    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options);
+    mounter.mount(request.fileSystemId() + ":" + request.path(), target, FS_TYPE, options, request.timeout());
   }
 
   @Override

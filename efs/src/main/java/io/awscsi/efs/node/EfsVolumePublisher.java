@@ -7,6 +7,7 @@ import io.awscsi.core.host.MountState;
 import io.awscsi.core.host.MountTargets;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.provider.AccessType;
+import io.awscsi.core.provider.CallBudget;
 import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.efs.mount.EfsMountBackend;
@@ -80,9 +81,16 @@ public final class EfsVolumePublisher implements VolumePublisher {
         return;
       }
       try {
-        backend.mount(mount, target);
+        // The caller's deadline as it stands now, after any wait for a mount slot.
+        backend.mount(mount.withTimeout(CallBudget.remaining(EfsMountRequest.FALLBACK_TIMEOUT)), target);
         LOG.info("NodePublishVolume: mounted {} at {} ({}{})", handle.volumeId(), target, String.join(",", options),
             readOnly ? ", read-only" : "");
+      } catch (CommandException.TimedOut e) {
+        cleanUp(target);
+        throw DriverException.deadlineExceeded("mounting " + handle.volumeId() + " at " + target + " did not finish "
+            + "within the call's deadline (" + e.timeout().toMillis() + " ms) and was stopped; the kubelet will try "
+            + "again. Check that this node reaches a mount target of " + handle.fileSystemId()
+            + " (security group, NFS port 2049)");
       } catch (CommandException e) {
         cleanUp(target);
         // mount.efs failing is the file system, its mount targets or the network not answering, not a driver bug.
