@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.Node;
@@ -336,6 +338,21 @@ final class ClusterFixture implements AutoCloseable {
         .filter(n -> !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
         .filter(Readiness::isNodeReady)
         .toList();
+  }
+
+  /** The cluster serves VolumeSnapshots (external-snapshotter's CRDs are installed). */
+  boolean hasSnapshotApi() {
+    return client.apiextensions().v1().customResourceDefinitions()
+        .withName("volumesnapshots.snapshot.storage.k8s.io").get() != null;
+  }
+
+  /** Creates a VolumeSnapshot of {@code pvc} of the class {@link #SNAPSHOT_CLASS} in the case's namespace. */
+  GenericKubernetesResource createVolumeSnapshot(String name, String pvc) {
+    return client.genericKubernetesResources(Teardown.VOLUME_SNAPSHOT).inNamespace(namespace).resource(
+        new GenericKubernetesResourceBuilder().withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
+            .withNewMetadata().withName(name).endMetadata()
+            .addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName", SNAPSHOT_CLASS,
+                "source", Map.of("persistentVolumeClaimName", pvc))).build()).create();
   }
 
   /** Waits until the kubelet on {@code node} has {@code driver} registered (its CSINode lists it). */

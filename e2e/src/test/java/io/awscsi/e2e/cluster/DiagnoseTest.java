@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.awscsi.diagnose.DiagnoseCommand;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -40,9 +38,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
 class DiagnoseTest {
 
-  private static final ResourceDefinitionContext VOLUME_SNAPSHOT = new ResourceDefinitionContext.Builder()
-      .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshot")
-      .withPlural("volumesnapshots").withNamespaced(true).build();
   /** How long a fault may take to show (the attacher's retries, the kubelet's mount backoff, the resizer's). */
   private static final Duration SHOWS_WITHIN = Duration.ofMinutes(6);
 
@@ -198,16 +193,11 @@ class DiagnoseTest {
   @Test
   void aSnapshotRefusedByEc2IsSnapshottingInTheSnapshotter() {
     assumeTrue(cluster.local(), NEEDS_REALISM);
-    assumeTrue(cluster.client.apiextensions().v1().customResourceDefinitions()
-        .withName("volumesnapshots.snapshot.storage.k8s.io").get() != null, "the cluster has no snapshot CRDs");
+    assumeTrue(cluster.hasSnapshotApi(), "the cluster has no snapshot CRDs");
     String volumeId = provisioned("data", cluster.storageClass("snap", Map.of("type", "gp3"), "Immediate"), "1Gi");
     cluster.localCluster().injectFault("ec2", "CreateSnapshot", Map.of("VolumeId", volumeId), "SnapshotLimitExceeded",
         "The maximum number of snapshots has been reached (cluster-suite fault)");
-    cluster.client.genericKubernetesResources(VOLUME_SNAPSHOT).inNamespace(cluster.namespace).resource(
-        new GenericKubernetesResourceBuilder().withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
-            .withNewMetadata().withName("nightly").endMetadata()
-            .addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName", ClusterFixture.SNAPSHOT_CLASS,
-                "source", Map.of("persistentVolumeClaimName", "data"))).build()).create();
+    cluster.createVolumeSnapshot("nightly", "data");
 
     Report r = diagnoseUntil("volumesnapshot", cluster.namespace + "/nightly",
         d -> "failed".equals(d.path("verdict").asText()));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
@@ -38,8 +37,7 @@ class SnapshotRestoreTest {
 
   @Test
   void restoredVolumeHoldsTheSnapshottedDataAndTheSnapshotIsDeletedWithIt() {
-    assumeTrue(cluster.client.apiextensions().v1().customResourceDefinitions()
-            .withName("volumesnapshots.snapshot.storage.k8s.io").get() != null,
+    assumeTrue(cluster.hasSnapshotApi(),
         "the cluster has no snapshot CRDs (install external-snapshotter's CRDs and controller to run this case)");
     Steps steps = new Steps("snapshot");
     String token = ClusterFixture.token();
@@ -50,13 +48,7 @@ class SnapshotRestoreTest {
     });
     var snapshots = cluster.client.genericKubernetesResources(Teardown.VOLUME_SNAPSHOT).inNamespace(cluster.namespace);
     String snapshotId = steps.step("VolumeSnapshot readyToUse", () -> {
-      GenericKubernetesResource snapshot = new GenericKubernetesResourceBuilder()
-          .withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
-          .withNewMetadata().withName("snap").endMetadata()
-          .addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName", ClusterFixture.SNAPSHOT_CLASS,
-              "source", Map.of("persistentVolumeClaimName", "source")))
-          .build();
-      snapshots.resource(snapshot).create();
+      cluster.createVolumeSnapshot("snap", "source");
       Eventually.await("VolumeSnapshot snap readyToUse", Duration.ofMinutes(15), () -> Boolean.TRUE.equals(
           status(snapshots.withName("snap").get()).get("readyToUse")));
       String content = (String) status(snapshots.withName("snap").get()).get("boundVolumeSnapshotContentName");
