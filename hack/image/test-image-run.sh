@@ -3,7 +3,7 @@
 # unpacked into a scratch root, the image's own programs run in a chroot (under QEMU's user-mode emulation for another
 # machine's image: lib.sh's in_emulation), and checks that the image is made for that machine and that its driver
 # runs there: every ELF file is of the machine, its Java is Java 25 for it, lib/native holds the machine's Netty
-# library alone, and the node plugin starts with its AOT cache (AOTMode=on refuses a cache that does not match),
+# library alone, the launcher's fallback runtime is the machine's Temurin package, and the node plugin starts with its AOT cache (AOTMode=on refuses a cache that does not match),
 # answers NodeGetInfo from an IMDS stand-in, has mapped that library from lib/native, and stops on SIGTERM.
 # Usage: test-image-run.sh [amd64|arm64]   (VERBOSE=1 prints what each check saw). Ends with one line "N passed, N
 # failed".
@@ -92,6 +92,21 @@ its_java_is_java_25_for_the_machine() {
   local want; want="$(qemu_arch "$arch" | sed 's/^x86_64$/amd64/')"
   grep -q "os.arch = $want\$" "$scratch/java.out" && grep -q 'java.version = 25' "$scratch/java.out"
 }
+# Without a bundled jre or JAVA_HOME, the launcher takes Temurin's Debian package of the machine it runs on (uname -m
+# in the image, which emulation answers as the image's machine): a stand-in java at each package's path says which.
+the_launcher_falls_back_to_the_machines_temurin_package() {
+  local a
+  for a in amd64 arm64; do
+    mkdir -p "$m/usr/lib/jvm/temurin-25-jdk-$a/bin"
+    printf '#!/bin/sh\necho "temurin-25-jdk-%s $*"\n' "$a" >"$m/usr/lib/jvm/temurin-25-jdk-$a/bin/java"
+    chmod 755 "$m/usr/lib/jvm/temurin-25-jdk-$a/bin/java"
+  done
+  mkdir -p "$m/launcher-only/bin" && cp "$m$home/bin/aws-csi-driver" "$m/launcher-only/bin/"
+  in_image chroot "$m" /usr/bin/env -i PATH=/usr/bin:/bin /launcher-only/bin/aws-csi-driver --version \
+    | tee "$scratch/fallback.out"
+  rm -rf "$m/usr/lib/jvm" "$m/launcher-only"
+  grep -q "^temurin-25-jdk-$arch .*io.awscsi.launcher.Main --version" "$scratch/fallback.out"
+}
 # The node in the image against an IMDS stand-in on the host's loopback (the chroot shares the network); the client
 # is the host's distribution, reaching the node's socket in the image's /tmp from outside.
 the_node_runs_with_its_aot_cache_and_maps_the_machines_library() {
@@ -122,6 +137,7 @@ echo "image: $tarball ($arch$($foreign && echo ", emulated on $host_arch"))"
 check "every ELF file of the image is for $arch" every_elf_file_is_for_the_images_machine
 check "lib/native holds the $arch Netty library alone" lib_native_holds_the_machines_library_alone
 check "the image's Java is Java 25 for $arch" its_java_is_java_25_for_the_machine
+check "without a jre the launcher takes the $arch Temurin package" the_launcher_falls_back_to_the_machines_temurin_package
 check "the node starts with its AOT cache, answers NodeGetInfo and maps lib/native's $library library" \
   the_node_runs_with_its_aot_cache_and_maps_the_machines_library
 echo "$passed passed, $failed failed"
