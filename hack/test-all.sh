@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
 # for EBS and EFS, the lifecycle run, the LocalStack lane: lifecycle and csi-sanity for EBS on LocalStack), then the
-# distribution's tests (hack/test-dist.sh), the local driver image against the Dockerfile (hack/image/,
-# LocalImageTest) and the Helm chart tests.
+# distribution's tests (hack/test-dist.sh), the local driver image run (hack/image/test-image-run.sh) and held
+# against the Dockerfile (LocalImageTest) and the Helm chart tests.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,6 +35,15 @@ fi
 # (their first run above, without an image, skipped; this run's reports replace those).
 if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
   echo "images: $(grep -E '^image: .*(built|is current)' target-images.log | tail -n 1)"
+  # the image's node run in a chroot of its file system (hack/image/test-image-run.sh; about 15 s)
+  run_line=$(bash hack/image/test-image-run.sh 2>&1 | tee -a target-images.log | tail -n 1)
+  echo "images: run: $run_line"
+  if [[ "$run_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+    [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+  else
+    echo "the image run did not report a result (see target-images.log)"; status=1; failed=$((failed + 1))
+  fi
   # -am: the modules of this tree, not whatever another checkout last installed into the local Maven repository
   mvn -B -ntp -o -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest' -Daws-csi.images="$root/.tools/images" \
     -Dsurefire.failIfNoSpecifiedTests=false >>target-images.log 2>&1 || status=1
