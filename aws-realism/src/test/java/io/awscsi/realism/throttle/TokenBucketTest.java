@@ -55,6 +55,20 @@ class TokenBucketTest {
   }
 
   @Test
+  void eachServiceHasItsOwnLimits() {
+    var profile = io.awscsi.realism.RealismProfile.realistic()
+        .withThrottle(ThrottleLimits.off())
+        .withEfsThrottle(ThrottleLimits.efsDefaults().withAction("CreateAccessPoint", new BucketLimit(3, 1)));
+    var throttle = new ActionThrottle(profile::throttleOf, clock);
+
+    assertThat(IntStream.range(0, 10).filter(i -> throttle.tryAcquire("efs", "CreateAccessPoint")).count())
+        .isEqualTo(3);
+    assertThat(IntStream.range(0, 200).filter(i -> throttle.tryAcquire("efs", "DeleteAccessPoint")).count())
+        .isEqualTo(50);
+    assertThat(IntStream.range(0, 500).allMatch(i -> throttle.tryAcquire("ec2", "CreateVolume"))).isTrue();
+  }
+
+  @Test
   void disabledThrottleLetsEverythingThrough() {
     var throttle = new ActionThrottle(ThrottleLimits.off(), clock);
 
