@@ -123,10 +123,12 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       String device = devices.allocate(nodeId, refused).orElseThrow(() -> DriverException.resourceExhausted(
           "instance " + nodeId + " has no free device name left (" + DeviceNameAllocator.NAMES.size()
               + " in use or reserved); detach volumes from it or schedule elsewhere"));
-      Instant since = Instant.now();
       boolean mayRetry = attempt < DEVICE_NAME_ATTEMPTS;
       try {
         ec2.attach(volumeId, nodeId, device, deadline);
+        // The attach starts when EC2 accepts it, not when the call began waiting for a token: the polls learn how
+        // long EC2 takes (AdaptiveBackoff), which the wait for the rate limit must not inflate.
+        Instant since = Instant.now();
         devices.attached(nodeId, device);
         inProgress.computeIfAbsent(volumeId, v -> ConcurrentHashMap.newKeySet()).add(nodeId);
         return new Started(device, since, true, disk.sizeBytes());
@@ -226,7 +228,6 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   public void unpublish(String volumeId, String nodeId, Map<String, String> secrets) {
     CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
     try {
-      Instant since = Instant.now();
       String device;
       try {
         device = ec2.detach(volumeId, nodeId, deadline).device();
@@ -255,7 +256,8 @@ final class EbsVolumeAttacher implements VolumeAttacher {
           default -> throw e;
         }
       }
-      waiter.awaitDetached(volumeId, nodeId, since, deadline);
+      // Timed from EC2's answer (see publish): the rate limit's wait is not EC2's detach time.
+      waiter.awaitDetached(volumeId, nodeId, Instant.now(), deadline);
       if (!device.isEmpty()) {
         devices.detached(nodeId, device);
       }

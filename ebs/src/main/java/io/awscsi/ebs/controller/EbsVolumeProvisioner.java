@@ -63,7 +63,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   private final ClientTokens tokens = new ClientTokens(System::nanoTime);
   private final VolumeLifecycle lifecycle = new VolumeLifecycle(true);
   private final AdaptiveBackoff creationPolls = new AdaptiveBackoff(Duration.ofMillis(1250), Duration.ofMillis(250),
-      Duration.ofSeconds(5), Duration.ofMillis(500), 1.15);
+      Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
   EbsVolumeProvisioner(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
     this.ec2 = ec2;
