@@ -1,5 +1,6 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.throttle.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
 import io.github.resilience4j.core.IntervalBiFunction;
@@ -79,7 +80,7 @@ final class Ec2Calls {
   private <T> T attempt(Ec2Action action, CallDeadline deadline,
       Function<AwsRequestOverrideConfiguration, T> request) {
     String api = action.apiName();
-    buckets.get(action).acquire(deadline, api);
+    acquire(buckets.get(action), deadline, api);
     Duration left = deadline.remaining();
     if (left.compareTo(Ec2RetryPolicy.MIN_USEFUL_TIME) < 0) {
       throw new CloudException(new CloudError.DeadlinePassed(api + ": the call's deadline passed before the request"));
@@ -108,6 +109,18 @@ final class Ec2Calls {
       }
       throw new CloudException(error, deadline, failure);
     }
+  }
+
+  /** Waits for a token of {@code bucket}, or fails at once when the wait would pass the deadline. */
+  static void acquire(TokenBucket bucket, CallDeadline deadline, String api) {
+    Duration wait = bucket.reserve();
+    if (wait.isZero()) {
+      return;
+    }
+    if (wait.compareTo(deadline.remaining()) > 0) {
+      bucket.cancel();
+    }
+    deadline.sleep(wait, api + ": waiting for the client-side rate limit");
   }
 
   /** Failures without an EC2 answer, told in words that name the API that did not answer. */

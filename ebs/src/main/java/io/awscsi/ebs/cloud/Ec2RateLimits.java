@@ -1,5 +1,7 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.throttle.TokenBucket;
+
 /**
  * Client-side token buckets, one per EC2 action, shaped like EC2's default per-action buckets (mutating actions:
  * burst 50, refill 5/s; Describe actions: burst 100, refill 20/s) so that this driver alone is not throttled. They

@@ -3,6 +3,7 @@ package io.awscsi.ebs.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awscsi.aws.throttle.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,29 +44,11 @@ class RetryAndRateLimitTest {
   }
 
   @Test
-  void tokenBucketServesTheBurstThenTheRefillRate() {
-    AtomicLong now = new AtomicLong();
-    TokenBucket bucket = new TokenBucket(3, 2, now::get);
-    assertThat(bucket.reserve()).isZero();
-    assertThat(bucket.reserve()).isZero();
-    assertThat(bucket.reserve()).isZero();
-    assertThat(bucket.reserve()).isEqualTo(Duration.ofMillis(500));
-    assertThat(bucket.reserve()).isEqualTo(Duration.ofMillis(1000));
-    now.addAndGet(Duration.ofSeconds(1).toNanos());
-    assertThat(bucket.reserve()).isEqualTo(Duration.ofMillis(500));
-    bucket.cancel();
-    now.addAndGet(Duration.ofSeconds(10).toNanos());
-    assertThat(bucket.available()).isEqualTo(3.0);
-    bucket.drain();
-    assertThat(bucket.available()).isZero();
-  }
-
-  @Test
   void tokenBucketRefusesAWaitBeyondTheDeadline() {
     AtomicLong now = new AtomicLong();
     TokenBucket bucket = new TokenBucket(1, 0.1, now::get);
     bucket.reserve();
-    assertThatThrownBy(() -> bucket.acquire(CallDeadline.after(Duration.ofMillis(100)), "CreateVolume"))
+    assertThatThrownBy(() -> Ec2Calls.acquire(bucket, CallDeadline.after(Duration.ofMillis(100)), "CreateVolume"))
         .isInstanceOfSatisfying(CloudException.class,
             e -> assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class));
   }

@@ -1,12 +1,13 @@
-package io.awscsi.ebs.cloud;
+package io.awscsi.aws.throttle;
 
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * A client-side token bucket for one EC2 action, shaped like EC2's own (a burst capacity and a refill rate) but a
- * little smaller, so the driver waits here instead of being answered RequestLimitExceeded. Callers reserve a token
- * and sleep until it is theirs, which serves them in arrival order.
+ * A client-side token bucket for one AWS API action, shaped like the service's own (a burst capacity and a refill
+ * rate), so the driver waits here instead of being answered with a throttling error. Callers reserve a token and
+ * sleep until it is theirs, which serves them in arrival order; how a caller waits (and against which deadline) is
+ * the caller's: the EBS and EFS facades each bound it by their call's deadline.
  */
 public final class TokenBucket {
 
@@ -44,7 +45,7 @@ public final class TokenBucket {
   }
 
   /**
-   * Empties the bucket after EC2 throttled a call anyway (another client shares the account's bucket): the next
+   * Empties the bucket after the service throttled a call anyway (another client shares the account's bucket): the next
    * callers wait for a refill instead of spending EC2's tokens that are already gone.
    */
   public synchronized void drain() {
@@ -52,19 +53,8 @@ public final class TokenBucket {
     tokens = Math.min(tokens, 0);
   }
 
-  /** Waits for a token, or fails at once when the wait would pass the deadline. */
-  public void acquire(CallDeadline deadline, String what) {
-    Duration wait = reserve();
-    if (wait.isZero()) {
-      return;
-    }
-    if (wait.compareTo(deadline.remaining()) > 0) {
-      cancel();
-    }
-    deadline.sleep(wait, what + ": waiting for the client-side rate limit");
-  }
-
-  synchronized double available() {
+  /** Tokens now; negative while callers wait for reserved ones. */
+  public synchronized double available() {
     refill();
     return tokens;
   }
