@@ -1,6 +1,6 @@
 package io.awscsi.ebs.cloud;
 
-import io.awscsi.aws.throttle.TokenBucket;
+import io.awscsi.core.concurrent.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
 import io.github.resilience4j.core.IntervalBiFunction;
@@ -80,7 +80,7 @@ final class Ec2Calls {
   private <T> T attempt(Ec2Action action, CallDeadline deadline,
       Function<AwsRequestOverrideConfiguration, T> request) {
     String api = action.apiName();
-    acquire(buckets.get(action), deadline, api);
+    waitForToken(buckets.get(action), deadline, api);
     Duration left = deadline.remaining();
     if (left.compareTo(Ec2RetryPolicy.MIN_USEFUL_TIME) < 0) {
       throw new CloudException(new CloudError.DeadlinePassed(api + ": the call's deadline passed before the request"));
@@ -112,7 +112,7 @@ final class Ec2Calls {
   }
 
   /** Waits for a token of {@code bucket}, or fails at once when the wait would pass the deadline. */
-  static void acquire(TokenBucket bucket, CallDeadline deadline, String api) {
+  static void waitForToken(TokenBucket bucket, CallDeadline deadline, String api) {
     Duration wait = bucket.reserve();
     if (wait.isZero()) {
       return;

@@ -1,6 +1,6 @@
 package io.awscsi.ebs.cloud;
 
-import io.awscsi.aws.throttle.TokenBucket;
+import io.awscsi.core.concurrent.TokenBucket;
 
 /**
  * Client-side token buckets, one per EC2 action, shaped like EC2's default per-action buckets (mutating actions:

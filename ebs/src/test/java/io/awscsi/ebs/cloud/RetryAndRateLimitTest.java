@@ -3,7 +3,7 @@ package io.awscsi.ebs.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.awscsi.aws.throttle.TokenBucket;
+import io.awscsi.core.concurrent.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,7 +48,8 @@ class RetryAndRateLimitTest {
     AtomicLong now = new AtomicLong();
     TokenBucket bucket = new TokenBucket(1, 0.1, now::get);
     bucket.reserve();
-    assertThatThrownBy(() -> Ec2Calls.acquire(bucket, CallDeadline.after(Duration.ofMillis(100)), "CreateVolume"))
+    assertThatThrownBy(() -> Ec2Calls.waitForToken(bucket, CallDeadline.after(Duration.ofMillis(100)),
+        "CreateVolume"))
         .isInstanceOfSatisfying(CloudException.class,
             e -> assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class));
   }

@@ -1,6 +1,6 @@
 package io.awscsi.efs.cloud;
 
-import io.awscsi.aws.throttle.TokenBucket;
+import io.awscsi.core.concurrent.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.CallBudget;
 import io.awscsi.core.provider.Reachability;

@@ -1,4 +1,4 @@
-package io.awscsi.aws.throttle;
+package io.awscsi.core.concurrent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

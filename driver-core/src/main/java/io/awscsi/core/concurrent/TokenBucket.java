@@ -1,4 +1,4 @@
-package io.awscsi.aws.throttle;
+package io.awscsi.core.concurrent;
 
 import java.time.Duration;
 import java.util.function.LongSupplier;
