@@ -10,7 +10,7 @@ export GOFLAGS := -mod=mod
 MVN ?= mvn -B -ntp
 DIST := dist/aws-csi-driver
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup clean
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup clean
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
@@ -49,9 +49,13 @@ test-helm:
 bench-startup: build-aot
 	@bash hack/bench-startup.sh
 
-## bench: controller lifecycle under throttling, node stage+publish, node RSS under load
+## bench: node RSS under load, then the controllers at scale (EBS N=200/1,000/3,000 and a fault mix, EFS): one table
 bench: build
 	@bash hack/bench.sh
+
+## bench-controller: the controller runs alone; RUNS=ebs:200,efs:500 picks them (see hack/bench.sh)
+bench-controller: build
+	@SKIP_NODE_BENCH=1 bash hack/bench.sh
 
 clean:
 	$(MVN) -q clean
