@@ -5,7 +5,10 @@
 #   build      builds the driver with JDK 25, Maven and Go (the proto module downloads the CSI spec with Go),
 #              then a jlink-trimmed Java runtime holding only the modules the driver uses
 #   runtime    Debian slim with the host tools the node plugin runs (driver-core HostTool lists them; a test in
-#              e2e checks that this file installs every one), the runtime, the driver and its AOT cache
+#              e2e checks that this file installs every one), the runtime, the driver and its AOT cache; tini as
+#              PID 1, which reaps the orphaned children of mount.efs (hack/test-dist.sh runs this entrypoint as PID 1)
+# Where no container engine runs, hack/image/build-driver-image.sh (`make image`) builds the same image from the same
+# package list and scripts; e2e's LocalImageTest says how the two differ (amazon-efs-utils).
 
 ARG DEBIAN_RELEASE=bookworm
 ARG GO_VERSION=1.26
@@ -39,43 +42,28 @@ WORKDIR /src
 COPY . .
 RUN --mount=type=cache,target=/root/.m2 --mount=type=cache,target=/root/go/pkg/mod \
     make build
-# The runtime keeps only the modules the jars need (jdeps), plus modules reached without a static reference:
-# jdk.unsupported (Netty and protobuf use sun.misc.Unsafe), jdk.naming.dns (JNDI DNS lookups), jdk.management
-# (process metrics).
-RUN modules="$(jdeps --ignore-missing-deps --multi-release 25 --print-module-deps \
-                 --class-path 'dist/aws-csi-driver/lib/*:dist/aws-csi-driver/lib/controller/*' \
-                 dist/aws-csi-driver/lib/*.jar dist/aws-csi-driver/lib/controller/*.jar)" \
- && jlink --add-modules "${modules},jdk.unsupported,jdk.naming.dns,jdk.management" \
-          --strip-debug --no-header-files --no-man-pages --compress=zip-6 \
-          --output /opt/aws-csi-driver-jre
+# The runtime keeps only the modules the jars need (jdeps) and a few reached without a static reference (the script
+# says which; the local image build runs the same script). lib/local, the `local` subcommand's emulators, stays out.
+RUN bash hack/image/jlink-runtime.sh dist/aws-csi-driver /opt/aws-csi-driver-jre \
+ && rm -rf dist/aws-csi-driver/lib/local
 
 # ---------------------------------------------------------------------------------------------------------------
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
-# Host tools the node plugin runs (file systems, block devices, NVMe) and the dependencies of amazon-efs-utils
-# (the NFS client, stunnel for its legacy TLS mode, openssl, python3 with botocore for mount-target DNS fallback).
+# Host tools the node plugin runs (file systems, block devices, NVMe) and the dependencies of amazon-efs-utils: the
+# one package list that the local image build (hack/image/build-driver-image.sh, no container engine) installs too.
+COPY hack/image/runtime-packages.txt /tmp/runtime-packages.txt
 RUN apt-get update \
- && apt-get install -y --no-install-recommends \
-      ca-certificates \
-      coreutils \
-      e2fsprogs \
-      mount \
-      nvme-cli \
-      util-linux \
-      xfsprogs \
-      nfs-common \
-      openssl \
-      python3 \
-      python3-botocore \
-      stunnel4 \
- && rm -rf /var/lib/apt/lists/*
+ && sed -e 's/#.*//' /tmp/runtime-packages.txt | xargs apt-get install -y --no-install-recommends \
+ && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages.txt
 COPY --from=efs-utils /out/amazon-efs-utils.deb /tmp/amazon-efs-utils.deb
 RUN apt-get update \
  && apt-get install -y --no-install-recommends /tmp/amazon-efs-utils.deb \
  && rm -rf /var/lib/apt/lists/* /tmp/amazon-efs-utils.deb \
  && (command -v stunnel >/dev/null || ln -s "$(command -v stunnel4)" /usr/local/bin/stunnel) \
- && mkdir -p /etc/amazon/efs-static-files \
- && cp -a /etc/amazon/efs/. /etc/amazon/efs-static-files/ \
- && mount.efs --version
+ && mount.efs --version \
+ && mv /etc/amazon/efs /etc/amazon/efs-static-files
+# efs-utils reads /etc/amazon/efs: the EFS node makes it a link to the host directory the chart mounts
+# (/var/amazon/efs), so client keys and config outlive the container, and restores the package's files kept above.
 
 COPY --from=build /opt/aws-csi-driver-jre /opt/aws-csi-driver/jre
 COPY --from=build /src/dist/aws-csi-driver/ /opt/aws-csi-driver/
@@ -91,4 +79,7 @@ RUN bash /tmp/aot/build-aot.sh /opt/aws-csi-driver \
 
 LABEL org.opencontainers.image.title="aws-csi-driver" \
       org.opencontainers.image.description="Amazon EBS and EFS CSI drivers (ebs.csi.aws.com, efs.csi.aws.com) in Java"
-ENTRYPOINT ["/opt/aws-csi-driver/bin/aws-csi-driver"]
+# tini is PID 1 and the driver its child: mount.efs starts an efs-proxy per mount and exits, the proxies and their
+# helpers end as orphans of PID 1, and a JVM as PID 1 would never reap them (zombies fill the process table). tini
+# reaps every orphan, forwards SIGTERM to the driver and exits with its exit code.
+ENTRYPOINT ["/usr/bin/tini", "--", "/opt/aws-csi-driver/bin/aws-csi-driver"]

@@ -10,7 +10,12 @@ export GOFLAGS := -mod=mod
 MVN ?= mvn -B -ntp
 DIST := dist/aws-csi-driver
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup clean
+IMAGE_REPO ?= localhost/aws-csi
+IMAGE_TAG ?=
+SIDECARS ?=
+
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup readme-diagnose-table clean \
+	cluster-build cluster-up cluster-down test-cluster image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
@@ -27,6 +32,29 @@ build:
 build-aot: build
 	@bash hack/build-aot.sh $(DIST)
 
+## image: the driver image without a container engine: .tools/images/aws-csi-driver.tar (docker-archive named
+## $(IMAGE_REPO)/aws-csi-driver:$(IMAGE_TAG), default tag the driver's version) for `ctr -n k8s.io images import`;
+## each layer is rebuilt only when its inputs change (hack/image/build-driver-image.sh)
+image: build
+	@bash hack/image/build-driver-image.sh --repo $(IMAGE_REPO) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG)) $(DIST)
+
+## sidecar-images: a minimal image per static binary, e.g.
+##   make sidecar-images SIDECARS="/path/csi-provisioner=csi-provisioner:v6.4.0 /path/pause=pause:1"
+sidecar-images:
+	@bash hack/image/build-static-image.sh --repo $(IMAGE_REPO) $(SIDECARS)
+
+## busybox-image: Debian's busybox-static as $(IMAGE_REPO)/busybox:<version>
+busybox-image:
+	@bash hack/image/build-static-image.sh --repo $(IMAGE_REPO) --busybox
+
+## images: the driver image, busybox, and the SIDECARS given
+images: image busybox-image $(if $(SIDECARS),sidecar-images)
+
+## test-images: the local driver image against the Dockerfile (LocalImageTest, DockerfileToolsTest)
+test-images: image
+	$(MVN) -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest,ImageArchiveTest' \
+	  -Daws-csi.images=$(CURDIR)/.tools/images -Dsurefire.failIfNoSpecifiedTests=false
+
 ## run: the driver's main job on embedded defaults (EBS and EFS on emulated AWS), then the lifecycle walkthrough
 run: deps build
 	$(DIST)/bin/aws-csi-driver local $(ARGS)
@@ -35,6 +63,21 @@ run: deps build
 test:
 	@bash hack/install-deps.sh --test
 	@bash hack/test-all.sh
+
+## cluster-build: the local cluster's binaries (kube v1.37.2, the CSI sidecars) into .tools/kube-local; skipped when current
+cluster-build:
+	@bash e2e/kube-local/build.sh
+
+## cluster-up / cluster-down: the local single-node Kubernetes with the driver on emulated AWS (e2e/kube-local)
+cluster-up: build
+	@bash e2e/kube-local/cluster.sh up
+
+cluster-down:
+	@bash e2e/kube-local/cluster.sh down
+
+## test-cluster: the cluster part alone: cluster up, the cluster suite, cluster down
+test-cluster: build
+	@bash hack/test-cluster.sh
 
 unit:
 	$(MVN) test
@@ -56,6 +99,10 @@ bench: build
 ## bench-controller: the controller runs alone; RUNS=ebs:200,efs:500 picks them (see hack/bench.sh)
 bench-controller: build
 	@SKIP_NODE_BENCH=1 bash hack/bench.sh
+
+## readme-diagnose-table: rewrite the README's "which log for which stage" table from diagnose's Knowledge
+readme-diagnose-table:
+	$(MVN) -q -pl diagnose -am test -Dtest=StageTableTest -Dsurefire.failIfNoSpecifiedTests=false -Ddiagnose.updateReadme=true
 
 clean:
 	$(MVN) -q clean

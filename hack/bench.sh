@@ -21,7 +21,7 @@ cpfile="$root/e2e/target/bench-classpath.txt"
 mvn -q -B -ntp -o -pl e2e -am test-compile dependency:build-classpath -Dmdep.outputFile="$cpfile" \
   -Dmdep.includeScope=test >/dev/null
 classes=""
-for m in e2e launcher ebs efs aws-common aws-realism driver-core proto; do
+for m in e2e launcher local ebs efs aws-common aws-realism driver-core proto; do
   [ "$m" = e2e ] && classes="$root/e2e/target/test-classes"
   classes="$classes:$root/$m/target/classes"
 done

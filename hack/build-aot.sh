@@ -3,29 +3,52 @@
 # one per driver and mode, each from a training run of exactly that process (an AOT cache loads every class it holds
 # at start, so a cache trained on another mode would load classes this one never uses). Each run starts the driver
 # against a loopback IMDS stand-in, answers the calls its sidecars make first and stops on SIGTERM.
-# Usage: build-aot.sh [DIST_DIR] [driver-mode ...]   (default: ebs-node efs-node ebs-controller efs-controller)
+# A node that serves the kubelet registration itself (--kubelet-registration-path: one container, no
+# node-driver-registrar) gets a cache of its own, <driver>-node-registration.aot, trained with the kubelet's calls on
+# the registration socket and its /healthz and /readyz probes: in one cache with the sidecar node's, those classes cost a node with
+# the sidecars 2.2 MiB of idle RSS (measured, make bench-startup).
+# Usage: build-aot.sh [DIST_DIR] [driver-mode[-registration] ...]
+#   (default: ebs-node efs-node ebs-controller efs-controller ebs-node-registration efs-node-registration)
 set -euo pipefail
 dist="$(cd "${1:-dist/aws-csi-driver}" && pwd)"
 shift || true
 combos=("$@")
-[ ${#combos[@]} -gt 0 ] || combos=(ebs-node efs-node ebs-controller efs-controller)
+[ ${#combos[@]} -gt 0 ] || combos=(ebs-node efs-node ebs-controller efs-controller ebs-node-registration
+  efs-node-registration)
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d /tmp/aws-csi-aot.XXXXXX)"
 python="$(command -v python3)"
 "$python" "$here/imds-standin.py" "$work/port" & imds=$!
-trap 'kill $imds 2>/dev/null || true; rm -rf "$work"' EXIT
+pid=""
+trap 'kill $imds $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.05; done
 export AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$(cat "$work/port")" AWS_REGION=us-east-1 \
   DISABLE_TAINT_WATCHER=true
 rm -rf "$dist/aot" "$dist/app.aot"
 mkdir -p "$dist/aot"
 for combo in "${combos[@]}"; do
-  driver="${combo%-*}" mode="${combo#*-}"
-  sock="$work/$combo.sock"
+  driver="${combo%%-*}" mode="${combo#*-}" sock="$work/$combo.sock" registration=()
+  if [ "${mode%-registration}" != "$mode" ]; then
+    mode="${mode%-registration}"
+    port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    registration=(--kubelet-registration-path "$sock" --plugin-registration-path "$work/$combo-registry"
+      --http-endpoint "127.0.0.1:$port")
+  fi
+  extra=()
+  if [ "$driver-$mode" = efs-node ]; then
+    # The EFS node sets up efs-utils and keeps its watchdog running: in training it does so in scratch directories
+    # with a stand-in watchdog, so the image keeps no /etc/amazon/efs of its own (the node links it at start).
+    efs="$work/$combo-efs-utils"
+    mkdir -p "$efs/config" "$efs/static"
+    printf '#!/bin/sh\nexec sleep 600\n' >"$efs/watchdog" && chmod +x "$efs/watchdog"
+    extra=(--efs-utils-config-dir-path "$efs/config" --efs-utils-config-legacy-dir-path "$efs/legacy"
+      --efs-utils-static-files-path "$efs/static" --efs-utils-etc-dir-path "$efs/etc"
+      --efs-state-dir-path "$efs/state" --efs-mount-watchdog-path "$efs/watchdog")
+  fi
   # The same flags as every later run (the launcher's defaults and JAVA_OPTS), plus the training output.
   AWS_CSI_AOT_CACHE=none JAVA_OPTS="${JAVA_OPTS:-} -XX:AOTCacheOutput=$dist/aot/$combo.aot -Xlog:aot=error" \
     "$dist/bin/aws-csi-driver" --driver "$driver" --mode "$mode" --endpoint "unix://$sock" --log-level warn \
-    &
+    "${registration[@]}" "${extra[@]}" &
   pid=$!
   for _ in $(seq 1 300); do [ -S "$sock" ] && break; sleep 0.1; done
   calls=(GetPluginInfo GetPluginCapabilities Probe)
@@ -33,8 +56,24 @@ for combo in "${combos[@]}"; do
   for call in "${calls[@]}"; do
     AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$sock" "$call" >/dev/null
   done
+  if [ ${#registration[@]} -gt 0 ]; then
+    # The kubelet's side: its plugin watcher on the registration socket, its probes on /healthz and /readyz.
+    reg="$work/$combo-registry/$driver.csi.aws.com-reg.sock"
+    for _ in $(seq 1 300); do [ -S "$reg" ] && break; sleep 0.1; done
+    AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$reg" GetInfo >/dev/null
+    AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$reg" NotifyRegistrationStatus \
+      '{"pluginRegistered":true}' >/dev/null
+    # Either answer trains the same path (an EFS node without efs-utils, outside the image, is not live).
+    "$python" -c 'import sys, urllib.request, urllib.error
+for url in sys.argv[1:]:
+    try:
+        urllib.request.urlopen(url, timeout=10).read()
+    except urllib.error.HTTPError as answer:
+        answer.read()' "http://127.0.0.1:$port/healthz" "http://127.0.0.1:$port/readyz"
+  fi
   kill -TERM "$pid"
   wait "$pid" || true
+  pid=""
   [ -s "$dist/aot/$combo.aot" ] || { echo "no AOT cache for $combo" >&2; exit 1; }
   echo "built $dist/aot/$combo.aot ($(du -h "$dist/aot/$combo.aot" | cut -f1))"
 done

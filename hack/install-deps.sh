@@ -19,7 +19,8 @@ if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "25'; then
 fi
 command -v mvn >/dev/null || { say "installing maven"; apt_install maven; }
 command -v go >/dev/null || { echo "deps: Go >= 1.25 is required (csi-sanity, the CSI spec download)" >&2; exit 1; }
-for tool in mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs losetup:mount blkid:util-linux; do
+# tini: the image's PID 1, which hack/test-dist.sh runs as the image does
+for tool in mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs losetup:mount blkid:util-linux tini:tini; do
   command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install "${tool##*:}"; }
 done
 if ! python3 -c 'import moto.server' 2>/dev/null || ! command -v moto_server >/dev/null; then
@@ -29,6 +30,10 @@ fi
 [ -x "$GOBIN/csi-sanity" ] || { say "installing csi-sanity v5.5.0"; go install github.com/kubernetes-csi/csi-test/v5/cmd/csi-sanity@v5.5.0; }
 [ -x "$GOBIN/ec2-metadata-mock" ] || { say "installing ec2-metadata-mock v1.13.0";
   go install github.com/aws/amazon-ec2-metadata-mock/cmd/ec2-metadata-mock@v1.13.0; }
+# The local images (hack/image/, no container engine): Debian's mmdebstrap, umoci and skopeo.
+for tool in mmdebstrap:mmdebstrap umoci:umoci skopeo:skopeo; do
+  command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install --no-install-recommends "${tool##*:}"; }
+done
 # The loop-device backend needs loop devices; make sure the module is there (a no-op where it is built in).
 [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
 # Test-only parts (`install-deps.sh --test`, as `make test` calls it): LocalStack as a plain process for the

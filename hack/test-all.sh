@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
 # for EBS and EFS, the lifecycle run, the LocalStack lane: lifecycle and csi-sanity for EBS on LocalStack), then the
-# distribution's tests (hack/test-dist.sh) and the Helm chart tests.
+# distribution's tests (hack/test-dist.sh), the local driver image against the Dockerfile (hack/image/,
+# LocalImageTest), the Helm chart tests, and the cluster suite on the local Kubernetes of e2e/kube-local
+# (hack/test-cluster.sh). The local cluster's Go build (kube and the CSI sidecars, ~6-20 min cold, skipped when
+# current) runs niced beside the Maven build.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -9,14 +12,69 @@ cd "$root"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
+# Failures that no surefire report holds (a part that could not run), added to the final count.
+unreported=0
 rm -rf ./*/target/surefire-reports
+suite_start=$(date +%s)
+kube_build_start=$(date +%s)
+bash e2e/kube-local/build.sh > target-kube-build.log 2>&1 &
+kube_build=$!
 # -fae: every module runs even when an earlier one fails, so one run shows every failure.
+# (PIPESTATUS read right after the pipeline: an `|| true` behind it would replace it with true's status.)
 mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
-  'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle' || true
+  'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle'
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 # csi-sanity's counts and the LocalStack lane's lines (what it ran against; EFS stays on moto), from the tests' output.
 grep -h -E '^(csi-sanity|LocalStack lane)' e2e/target/surefire-reports/*-output.txt 2>/dev/null | sort -u || true
-passed=0; failed=0; skipped=0
+# The distribution as the image ships it (launcher script, AOT training, the node process from the script).
+if bash hack/assemble-dist.sh >/dev/null 2>&1; then
+  dist_line=$(bash hack/test-dist.sh 2>&1 | tee target-dist.log | tail -n 1)
+else
+  dist_line="the distribution could not be assembled"
+fi
+echo "dist: $dist_line"
+if [[ "$dist_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+else
+  echo "dist tests did not report a result (see target-dist.log)"; status=1
+fi
+# The driver image without a container engine (hack/image/), then the tests that hold it against the Dockerfile
+# (their first run above, without an image, skipped; this run's reports replace those).
+if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
+  echo "images: $(grep -E '^image: .*(built|is current)' target-images.log | tail -n 1)"
+  # -am: the modules of this tree, not whatever another checkout last installed into the local Maven repository
+  mvn -B -ntp -o -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest' -Daws-csi.images="$root/.tools/images" \
+    -Dsurefire.failIfNoSpecifiedTests=false >>target-images.log 2>&1 || status=1
+  grep -E 'Tests run:.*in io.awscsi.e2e.(DockerfileToolsTest|LocalImageTest)' target-images.log | sed 's/^/images: /'
+else
+  echo "images: the local driver image could not be built (see target-images.log)"; status=1
+  unreported=$((unreported + 1))
+fi
+helm_line=$(bash helm/tests/run.sh 2>&1 | tee target-helm.log | tail -n 1)
+echo "helm: $helm_line"
+if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+else
+  echo "helm tests did not report a result (see target-helm.log)"; status=1
+fi
+# The cluster suite: its classes ran above with no cluster (skipped); their reports are replaced by the real run.
+if wait "$kube_build"; then
+  echo "kube-local build: $(tail -n 1 target-kube-build.log) (finished $(( $(date +%s) - kube_build_start )) s after the start)"
+  cluster_line=$(MVN_OFFLINE=-o bash hack/test-cluster.sh 2>&1 | tee target-cluster-run.log | tail -n 1)
+else
+  echo "kube-local build failed (see target-kube-build.log)"
+  cluster_line="cluster: 0 passed, 1 failed, 0 skipped"
+fi
+echo "$cluster_line"
+if [[ "$cluster_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+  # The cluster never came up: its failure is not in any report.
+  [ "${BASH_REMATCH[1]}" -gt 0 ] || unreported=$((unreported + BASH_REMATCH[2]))
+else
+  echo "cluster tests did not report a result (see target-cluster-run.log)"; status=1
+fi
+# Counted over every report (the image and cluster classes with their real results) and the dist and helm lines.
+passed=0; failed=$unreported; skipped=0
 while read -r t f e s; do
   passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
 done < <(python3 - <<'PY'
@@ -26,27 +84,15 @@ for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
     print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
 PY
 )
-# The distribution as the image ships it (launcher script, AOT training, the node process from the script).
-if bash hack/assemble-dist.sh >/dev/null 2>&1; then
-  dist_line=$(bash hack/test-dist.sh 2>&1 | tee target-dist.log | tail -n 1)
-else
-  dist_line="the distribution could not be assembled"
-fi
-echo "dist: $dist_line"
-if [[ "$dist_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
-  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
-else
-  echo "dist tests did not report a result (see target-dist.log)"; status=1; failed=$((failed + 1))
-fi
-helm_line=$(bash helm/tests/run.sh 2>&1 | tee target-helm.log | tail -n 1)
-echo "helm: $helm_line"
-if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
-  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
-else
-  echo "helm tests did not report a result (see target-helm.log)"; status=1; failed=$((failed + 1))
-fi
+for line in "$dist_line" "$helm_line"; do
+  if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+  else
+    failed=$((failed + 1))
+  fi
+done
+echo "whole suite: $(( $(date +%s) - suite_start )) s"
 [ "$passed" -gt 0 ] || status=1
+[ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

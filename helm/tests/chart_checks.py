@@ -38,6 +38,9 @@ UPSTREAM_VALUE_SETS = HERE / "upstream" / "values"
 LAUNCHER_USAGE = HELM_DIR.parent / "launcher" / "src" / "main" / "java" / "io" / "awscsi" / "launcher" / "Usage.java"
 LIBRARY_COMMON = HELM_DIR / "aws-csi-lib" / "templates" / "_common.tpl"
 CRD_SCHEMAS = HERE / "schemas"
+# What `aws-csi-driver diagnose` reads: the rules its ClusterRole must grant, no more.
+DIAGNOSE_READS = HELM_DIR.parent / "diagnose" / "src" / "main" / "resources" / "io" / "awscsi" / "diagnose" / \
+    "api-reads.txt"
 DEFAULT_KUBE_VERSION = "1.34.0"
 RELEASE_NAMESPACE = "kube-system"
 
@@ -437,6 +440,9 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         if not named(docs, role_kind, binding["roleRef"]["name"]):
             problems.append(f"{binding['metadata']['name']}: {role_kind} {binding['roleRef']['name']} not rendered")
         for subject in binding["subjects"]:
+            if subject.get("kind", "ServiceAccount") != "ServiceAccount" or \
+                    subject.get("namespace", RELEASE_NAMESPACE) != RELEASE_NAMESPACE:
+                continue  # users, groups, accounts elsewhere (the diagnose role's subjects) are not the chart's
             if subject["name"] not in accounts and values.get("controller", {}).get("serviceAccount", {}).get(
                     "create", True) and values.get("node", {}).get("serviceAccount", {}).get("create", True):
                 problems.append(f"{binding['metadata']['name']}: service account {subject['name']} not rendered")
@@ -451,6 +457,9 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         ("ebs", "node"): [("", "nodes", "get"), ("storage.k8s.io", "volumeattachments", "list")],
         ("efs", "node"): [("", "nodes", "get")],
     }
+    # controller.fileSystemIdRefs.enabled (combined and EFS chart): the EFS controller reads the ConfigMap or Secret a
+    # StorageClass's fileSystemIdConfigRef / fileSystemIdSecretRef names, in any namespace: get, and only get.
+    refs = str(values.get("controller", {}).get("fileSystemIdRefs", {}).get("enabled", False)).lower() == "true"
     for workload in controllers(docs) + node_daemonsets(docs):
         component = "controller" if workload["kind"] == "Deployment" else "node"
         account = pod_spec(workload)["serviceAccountName"]
@@ -458,6 +467,9 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         env = {e["name"] for e in plugin(workload).get("env", [])}
         if component == "node" and "DISABLE_TAINT_WATCHER" not in env:
             required.append(("", "nodes", "patch"))
+        id_refs = refs and (driver_of(workload), component) == ("efs", "controller")
+        if id_refs:
+            required += [("", "configmaps", "get"), ("", "secrets", "get")]
         have = granted(docs, account)
         for triple in required:
             if triple not in have:
@@ -465,19 +477,68 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         if component == "node" and "DISABLE_TAINT_WATCHER" in env and ("", "nodes", "patch") in have:
             problems.append(f"{account}: may patch nodes although the taint watcher is off")
         for group, resource, verb in have:
-            if resource == "secrets" or verb == "*" or resource == "*":
+            if (resource == "secrets" and not (id_refs and verb == "get")) or verb == "*" or resource == "*":
                 problems.append(f"{account}: broader than needed: {verb} {resource}")
-    # The one grant on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace.
+    if not refs and named(docs, "ClusterRole", "efs-csi-filesystem-id-refs-role"):
+        problems.append("efs-csi-filesystem-id-refs-role rendered without controller.fileSystemIdRefs.enabled")
+    # Grants on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace; and, with
+    # fileSystemIdRefs, get on any Secret for the EFS controller.
     for role in objects(docs, "ClusterRole") + objects(docs, "Role"):
         for rule in role["rules"]:
             if "secrets" in rule.get("resources", []) or "*" in rule.get("resources", []):
-                if role["metadata"]["name"] != "efs-csi-external-provisioner-role-describe-secrets":
-                    problems.append(f"{role['kind']} {role['metadata']['name']}: grants secrets")
+                name = role["metadata"]["name"]
+                if name == "efs-csi-filesystem-id-refs-role" and refs:
+                    if set(rule["verbs"]) != {"get"} or "*" in rule["resources"]:
+                        problems.append(f"{name}: more than get on ConfigMaps and Secrets: {rule}")
+                elif name != "efs-csi-external-provisioner-role-describe-secrets":
+                    problems.append(f"{role['kind']} {name}: grants secrets")
                 elif not rule.get("resourceNames") or set(rule["verbs"]) - {"get", "watch", "list"}:
-                    problems.append(f"{role['metadata']['name']}: secrets not limited to named secrets, read only")
+                    problems.append(f"{name}: secrets not limited to named secrets, read only")
     for binding in objects(docs, "ClusterRoleBinding"):
         if binding["roleRef"]["name"] == "efs-csi-external-provisioner-role-describe-secrets":
             problems.append(f"{binding['metadata']['name']}: the secrets role bound cluster-wide")
+    return problems
+
+
+def diagnose_reads() -> set[tuple[str, str, str]]:
+    """(apiGroup, resource, verb) of every read of `aws-csi-driver diagnose` (its api-reads.txt)."""
+    triples = set()
+    for line in DIAGNOSE_READS.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        group, resource, verbs = line.split()
+        for verb in verbs.split(","):
+            triples.add(("" if group == '""' else group, resource, verb))
+    return triples
+
+
+def check_diagnose_role(docs: list[dict], values: dict) -> list[str]:
+    """The diagnose ClusterRole: absent unless diagnose.clusterRole.create; then exactly the command's reads, bound to
+    the subjects given (no binding without them)."""
+    wanted = (values.get("diagnose") or {}).get("clusterRole") or {}
+    name = wanted.get("name") or None
+    roles = [r for r in objects(docs, "ClusterRole")
+             if r["metadata"]["name"] == name or (not name and r["metadata"]["name"].endswith("-diagnose"))]
+    if not wanted.get("create"):
+        return [f"ClusterRole {r['metadata']['name']} rendered, but diagnose.clusterRole.create is off" for r in roles]
+    if len(roles) != 1:
+        return [f"one diagnose ClusterRole expected, got {[r['metadata']['name'] for r in roles]}"]
+    role = roles[0]
+    have = {(g, res, v) for rule in role["rules"] for g in rule["apiGroups"] for res in rule["resources"]
+            for v in rule["verbs"]}
+    problems = []
+    if missing := diagnose_reads() - have:
+        problems.append(f"{role['metadata']['name']}: diagnose reads, but is not granted {sorted(missing)}")
+    if extra := have - diagnose_reads():
+        problems.append(f"{role['metadata']['name']}: grants what diagnose never reads {sorted(extra)}")
+    if writes := {v for _, _, v in have} - {"get", "list", "watch"}:
+        problems.append(f"{role['metadata']['name']}: not read-only: {sorted(writes)}")
+    bindings = [b for b in objects(docs, "ClusterRoleBinding") if b["roleRef"]["name"] == role["metadata"]["name"]]
+    subjects = wanted.get("subjects") or []
+    if subjects and (len(bindings) != 1 or bindings[0]["subjects"] != subjects):
+        problems.append(f"bound as {[b['subjects'] for b in bindings]}, asked for {subjects}")
+    if not subjects and bindings:
+        problems.append(f"bound to {bindings[0]['subjects']} although no subjects were given")
     return problems
 
 
@@ -521,6 +582,17 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
         if "/tmp" not in mounts:
             problems.append(f"{where}: no writable /tmp for the JVM")
+    node_values = values.get("node", {})
+    for efs_node in [d for d in node_daemonsets(docs) if driver_of(d) == "efs"]:
+        args = plugin(efs_node)["args"]
+        where = efs_node["metadata"]["name"]
+        # The driver counts --max-inflight-mount-calls only with the opt-in, as upstream.
+        limit = node_values.get("maxInflightMountCalls")
+        if limit is not None and ("--max-inflight-mount-calls-opt-in" not in args or
+                                  flag_value(args, "--max-inflight-mount-calls") != str(limit)):
+            problems.append(f"{where}: maxInflightMountCalls {limit}, args {args}")
+        if (flag_value(args, "--efs-utils-conf-overrides") or "") != node_values.get("efsUtilsConfOverrides", ""):
+            problems.append(f"{where}: --efs-utils-conf-overrides {flag_value(args, '--efs-utils-conf-overrides')}")
     tags = values.get("controller", {}).get("extraVolumeTags")
     ebs = named(docs, "Deployment", "ebs-csi-controller")
     if tags and ebs:
@@ -695,6 +767,58 @@ def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
     return problems + ([f"sidecars not rendered: {sorted(expected - seen)}"] if expected - seen else [])
 
 
+def registers_itself(ds: dict) -> bool:
+    """The node plugin serves the kubelet registration itself (node.kubeletRegistration builtin)."""
+    return flag_value(plugin(ds)["args"], "--kubelet-registration-path") is not None
+
+
+def check_kubelet_registration(docs: list[dict], values: dict) -> list[str]:
+    """sidecar: node-driver-registrar and livenessprobe beside the plugin. builtin: the plugin alone registers itself
+    on the kubelet's plugins_registry with the CSI socket path the kubelet sees, and its probes reach the plugin's own
+    /healthz (liveness) and /readyz (ready once the kubelet registered it)."""
+    problems = []
+    node = values.get("node", {})
+    builtin = node.get("kubeletRegistration", "sidecar") == "builtin"
+    kubelet = node.get("kubeletPath", "/var/lib/kubelet").rstrip("/")
+    for ds in node_daemonsets(docs):
+        name = ds["metadata"]["name"]
+        spec = pod_spec(ds)
+        container = plugin(ds)
+        args = container["args"]
+        names = [c["name"] for c in containers(ds)]
+        if not builtin:
+            if len(names) < 3 or not any("registrar" in n for n in names) or "liveness-probe" not in names:
+                problems.append(f"{name}: sidecar registration without its sidecars: {names}")
+            if registers_itself(ds):
+                problems.append(f"{name}: the plugin registers itself although the registrar does")
+            continue
+        if names != [container["name"]]:
+            problems.append(f"{name}: builtin registration should be one container, got {names}")
+        expected = f"{kubelet}/plugins/{driver_of(ds)}.csi.aws.com/csi.sock"
+        if flag_value(args, "--kubelet-registration-path") != expected:
+            problems.append(f"{name}: --kubelet-registration-path {flag_value(args, '--kubelet-registration-path')},"
+                            f" expected {expected}")
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        registry_mounts = {m["mountPath"] for m in container["volumeMounts"]
+                           if volumes.get(m["name"], {}).get("hostPath", {}).get("path", "").rstrip("/")
+                           == f"{kubelet}/plugins_registry"}
+        if flag_value(args, "--plugin-registration-path") not in registry_mounts:
+            problems.append(f"{name}: --plugin-registration-path {flag_value(args, '--plugin-registration-path')}"
+                            f" is not where plugins_registry is mounted ({sorted(registry_mounts)})")
+        ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+        endpoint = flag_value(args, "--http-endpoint")
+        for kind, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+            probe = container.get(kind, {}).get("httpGet", {})
+            if probe.get("path") != path:
+                problems.append(f"{name}: {kind} path {probe.get('path')}, expected {path}")
+            if endpoint is None or ports.get(probe.get("port")) != int(endpoint.rsplit(":", 1)[1]):
+                problems.append(f"{name}: {kind} port {probe.get('port')} ({ports.get(probe.get('port'))}) is not"
+                                f" the plugin's --http-endpoint {endpoint}")
+        if "probe-dir" in volumes:
+            problems.append(f"{name}: the registrar's probe-dir is left without the registrar")
+    return problems
+
+
 def check_sidecars_as_upstream(docs: list[dict], values: dict) -> list[str]:
     """Issue 15 item 8: ENABLE_VAC_FALLBACK on the EBS provisioner and resizer; node-driver-registrar with
     --http-endpoint and an httpGet probe on that port; livenessprobe serving /healthz (and /metrics) through
@@ -715,7 +839,7 @@ def check_sidecars_as_upstream(docs: list[dict], values: dict) -> list[str]:
             if endpoint is None or int(endpoint.rsplit(":", 1)[1]) != health:
                 problems.append(f"{where}/liveness-probe: --http-endpoint {endpoint}, the plugin's healthz is {health}")
         registrar = by_name.get("node-driver-registrar") or by_name.get("csi-driver-registrar")
-        if workload["kind"] == "DaemonSet":
+        if workload["kind"] == "DaemonSet" and not registers_itself(workload):
             if registrar is None:
                 problems.append(f"{where}: no node-driver-registrar")
                 continue
@@ -810,9 +934,15 @@ INVALID_VALUES = [
     ("EFS file system id malformed", ["--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=vol-1"],
      "fileSystemId"),
     ("snapshot class without deletionPolicy", ["--set", "volumeSnapshotClasses[0].name=x"], "deletionPolicy"),
+    ("a diagnose role subject of an unknown kind",
+     ["--set", "diagnose.clusterRole.subjects[0].kind=Robot", "--set", "diagnose.clusterRole.subjects[0].name=r2"],
+     "kind"),
     ("storage class for an unknown driver",
      ["--set", "storageClasses[0].name=x", "--set", "storageClasses[0].driver=fsx"], "driver"),
     ("IRSA role that is not a role ARN", ["--set", "ebs.controller.serviceAccount.roleArn=my-role"], "roleArn"),
+    ("unknown kubelet registration mode", ["--set", "node.kubeletRegistration=plugin"], "kubeletRegistration"),
+    ("efs-utils.conf override without a section", ["--set-string", "node.efsUtilsConfOverrides=retry=60"],
+     "efsUtilsConfOverrides"),
 ]
 
 
@@ -966,6 +1096,9 @@ def main() -> int:
             ("metrics Services and ServiceMonitors", lambda: check_metrics(docs, values)),
             ("sidecars as upstream (VAC fallback, registrar and livenessprobe health)",
              lambda: check_sidecars_as_upstream(docs, values)),
+            ("kubelet registration: sidecars, or one container", lambda: check_kubelet_registration(docs, values)),
+            ("diagnose ClusterRole only when asked, exactly the command's reads",
+             lambda: check_diagnose_role(docs, values)),
         ]
         if value_set.chart == "aws-csi-driver":
             checks += [
@@ -979,7 +1112,7 @@ def main() -> int:
         for name, check in checks:
             results.record(f"{label}: {name}", check())
 
-    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = DriverOptions.KNOWN)",
+    results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = Usage.SERVE)",
                    [] if library_flags() == PLUGIN_FLAGS else
                    [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
                     f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])

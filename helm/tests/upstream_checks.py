@@ -90,6 +90,11 @@ class Render:
         lines = [l for l in self.notes.splitlines() if l.strip().startswith("- ")]
         return need(any(all(w in l for w in words) for l in lines), f"NOTES.txt has no line with {words}")
 
+    def applied(self, *words):
+        """No NOTES.txt line reports the key as not applied."""
+        lines = [l for l in self.notes.splitlines() if l.strip().startswith("- ")]
+        return need(not any(all(w in l for w in words) for l in lines), f"NOTES.txt reports {words} as not applied")
+
 
 def notes_of(tools, chart: Path, values_file: Path | None, extra_args=()) -> str:
     """NOTES.txt as Helm would print it: helm template does not render NOTES.txt, so a copy of the chart (symlinks
@@ -452,7 +457,10 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         "fullnameOverride": lambda r: A(r).noted("fullnameOverride"),
         "useFIPS": lambda r: need(env(plug(r)).get("AWS_USE_FIPS_ENDPOINT") == "true", "useFIPS")
         + A(r).noted("useFIPS"),
-        "portRangeUpperBound": lambda r: A(r).noted("portRangeUpperBound"),
+        "portRangeUpperBound": lambda r: need(env(nplug(r)).get("PORT_RANGE_UPPER_BOUND") == "21500",
+                                              "portRangeUpperBound: PORT_RANGE_UPPER_BOUND on the node plugin")
+        + need("PORT_RANGE_UPPER_BOUND" not in env(plug(r)), "portRangeUpperBound: set on the controller")
+        + A(r).applied("portRangeUpperBound"),
         "debugLogs": lambda r: need("--log-level=debug" in args(container(N(r).ds("efs-csi-node"), "efs-plugin")),
                                     "debugLogs"),
         "image.repository": lambda r: need(plug(r)["image"].startswith(V(r)["image"]["repository"] + ":"),
@@ -552,7 +560,10 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
             pod(ctl(r))["topologySpreadConstraints"][0]["labelSelector"] == {"matchLabels": {"app":
                                                                                               "efs-csi-controller"}},
             "topologySpreadConstraints"),
-        "controller.fileSystemIdRefs": lambda r: A(r).noted("fileSystemIdRefs"),
+        "controller.fileSystemIdRefs": lambda r: file_system_id_refs(A(r), "efs-controller-custom")
+        + need(find(D(r).docs, "ClusterRole", "efs-csi-filesystem-id-refs-role") is None,
+               "fileSystemIdRefs: the ClusterRole rendered although not enabled")
+        + A(r).applied("fileSystemIdRefs"),
         "controller.rollingUpdate": lambda r: need(ctl(r)["spec"]["strategy"] == {
             "type": "RollingUpdate", "rollingUpdate": cv(r)["rollingUpdate"]}, "rollingUpdate"),
         "node.logLevel": lambda r: need("--log-level=debug" in args(nplug(r)) and
@@ -602,7 +613,12 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
                                            "kubeletPath"),
         "node.rollingUpdate": lambda r: need(node(r)["spec"]["updateStrategy"] == {
             "type": "RollingUpdate", "rollingUpdate": nv(r)["rollingUpdate"]}, "node.rollingUpdate"),
-        "node.efsUtilsConfOverrides": lambda r: A(r).noted("efsUtilsConfOverrides"),
+        "node.efsUtilsConfOverrides": lambda r: need(
+            "--efs-utils-conf-overrides=mount:fips_mode_enabled=true" in args(nplug(r)) and
+            not any(a.startswith("--efs-utils-conf-overrides") for a in args(plug(r)) +
+                    args(container(D(r).ds("efs-csi-node"), "efs-plugin"))),
+            "efsUtilsConfOverrides: --efs-utils-conf-overrides on the node plugin (only when set)")
+        + A(r).applied("efsUtilsConfOverrides"),
         "node.s3filesUtilsConfOverrides": lambda r: A(r).noted("s3filesUtilsConfOverrides"),
         "storageClasses": lambda r: need(
             (sc := find(A(r).docs, "StorageClass", "efs-sc")) is not None and sc["provisioner"] == "efs.csi.aws.com"
@@ -615,6 +631,21 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
             "useHelmHooksForCSIDriver: a hook when true, an object of the release when false"),
     }
     return e
+
+
+def file_system_id_refs(r: Render, account: str) -> list[str]:
+    """controller.fileSystemIdRefs.enabled: get, and only get, on ConfigMaps and Secrets, bound cluster-wide to the
+    EFS controller's service account (a StorageClass's reference may name any namespace)."""
+    role = find(r.docs, "ClusterRole", "efs-csi-filesystem-id-refs-role")
+    binding = find(r.docs, "ClusterRoleBinding", "efs-csi-filesystem-id-refs-binding")
+    problems = need(role is not None and binding is not None, "fileSystemIdRefs: ClusterRole or binding not rendered")
+    if role and binding:
+        problems += need(role["rules"] == [{"apiGroups": [""], "resources": ["configmaps", "secrets"],
+                                            "verbs": ["get"]}], f"fileSystemIdRefs: rules {role['rules']}")
+        problems += need(binding["roleRef"]["name"] == role["metadata"]["name"] and
+                         [s["name"] for s in binding["subjects"]] == [account],
+                         f"fileSystemIdRefs: bound to {binding['subjects']}")
+    return problems
 
 
 def has_path(values: dict, dotted: str) -> bool:
@@ -745,6 +776,11 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
         notes = notes_of(tools, charts[chart_name], None)
         results.record(f"{chart_name}: NOTES.txt lists nothing as not applied with the default values",
                        need("Accepted but not applied" not in notes and "RENDER FAILED" not in notes, notes))
+    for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver", "aws-csi-driver"):
+        notes = notes_of(tools, charts[chart_name], None, ["--set", "diagnose.clusterRole.create=true"])
+        results.record(f"{chart_name}: NOTES.txt names the diagnose ClusterRole and how to bind it",
+                       need(f"read-only ClusterRole {chart_name}-diagnose" in notes
+                            and "kubectl create clusterrolebinding" in notes, notes))
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as typo:
         typo.write("controler:\n  replicaCount: 3\nnode:\n  tolerateAllTaint: false\n")
         typo.flush()

@@ -4,6 +4,9 @@ propagation, node-driver-registrar and livenessprobe. EBS adds /dev and a preSto
 during a drain; EFS runs in the host network (efs-proxy listens on the node's loopback and a restarted plugin must
 reach the proxies and state in /var/run/efs of the mounts that already exist). One DaemonSet <d>-csi-node, plus one
 per additionalDaemonSets entry (<d>-csi-node-<name>, its settings over node's), as upstream.
+node.kubeletRegistration=builtin makes the pod one container: the plugin registers itself with the kubelet on
+plugins_registry (mounted at /registration) and serves /livez and /readyz for its own probes (healthz port, or the
+metrics port when metrics are on); no node-driver-registrar, no livenessprobe.
 */ -}}
 {{- define "awscsi.nodes" -}}
 {{- $c := . -}}
@@ -34,6 +37,8 @@ per additionalDaemonSets entry (<d>-csi-node-<name>, its settings over node's), 
 {{- $disableMutation := or (include "awscsi.true" (dig "serviceAccount" "disableMutation" false $n)) (include "awscsi.true" ($n.disableTaintWatcher | default false)) -}}
 {{- $selinux := and (eq $d "ebs") (include "awscsi.true" ($n.selinux | default false)) -}}
 {{- $sources := toString ($n.metadataSources | default "") -}}
+{{- $builtin := eq (toString ($n.kubeletRegistration | default "sidecar")) "builtin" -}}
+{{- $probePort := ternary "metrics" "healthz" (and $builtin (not (not $metrics))) -}}
 ---
 apiVersion: apps/v1
 kind: DaemonSet
@@ -123,7 +128,11 @@ spec:
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
           {{- $args := list "--driver" $d "--mode" "node" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $n.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($n.loggingFormat | default "text")) }}
-          {{- if $metrics }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $metricsPort) }}{{- end }}
+          {{- if $metrics }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $metricsPort) }}
+          {{- else if $builtin }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $healthPort) }}{{- end }}
+          {{- if $builtin }}
+          {{- $args = concat $args (list (printf "--kubelet-registration-path=%scsi.sock" $pluginDir) "--plugin-registration-path=/registration") }}
+          {{- end }}
           {{- if eq $d "ebs" }}
           {{- if not (or (kindIs "invalid" $n.volumeAttachLimit) (eq (toString $n.volumeAttachLimit) "")) }}{{- $args = append $args (printf "--volume-attach-limit=%v" $n.volumeAttachLimit) }}{{- end }}
           {{- if not (or (kindIs "invalid" $n.reservedVolumeAttachments) (eq (toString $n.reservedVolumeAttachments) "")) }}{{- $args = append $args (printf "--reserved-volume-attachments=%v" $n.reservedVolumeAttachments) }}{{- end }}
@@ -135,7 +144,9 @@ spec:
           {{- if include "awscsi.true" ($n.forceUnmountAfterTimeout | default false) }}
           {{- $args = concat $args (list "--force-unmount-after-timeout" (printf "--unmount-timeout=%v" ($n.unmountTimeout | default "30s"))) }}
           {{- end }}
-          {{- if not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}{{- $args = append $args (printf "--max-inflight-mount-calls=%v" $n.maxInflightMountCalls) }}{{- end }}
+          {{- /* the limit counts only with upstream's opt-in flag, which the driver requires as upstream's does */}}
+          {{- if not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}{{- $args = concat $args (list "--max-inflight-mount-calls-opt-in" (printf "--max-inflight-mount-calls=%v" $n.maxInflightMountCalls)) }}{{- end }}
+          {{- with $n.efsUtilsConfOverrides }}{{- $args = append $args (printf "--efs-utils-conf-overrides=%s" (toString .)) }}{{- end }}
           {{- end }}
           args:
             {{- include "awscsi.pluginArgs" (dict "defaults" $args "extra" $n.additionalArgs) | nindent 12 }}
@@ -164,6 +175,11 @@ spec:
             - name: AWS_USE_FIPS_ENDPOINT
               value: "true"
             {{- end }}
+            {{- if and (eq $d "efs") (not (or (kindIs "invalid" $v.portRangeUpperBound) (eq (toString $v.portRangeUpperBound) ""))) }}
+            # efs-utils.conf port_range_upper_bound of the TLS proxies' local ports (the node writes it; 21049 at least)
+            - name: PORT_RANGE_UPPER_BOUND
+              value: {{ toString $v.portRangeUpperBound | quote }}
+            {{- end }}
             {{- include "awscsi.proxyEnv" $c | nindent 12 }}
             {{- with $n.javaOpts }}
             - name: JAVA_OPTS
@@ -182,6 +198,10 @@ spec:
               mountPropagation: Bidirectional
             - name: plugin-dir
               mountPath: /csi
+            {{- if $builtin }}
+            - name: registration-dir
+              mountPath: /registration
+            {{- end }}
             - name: tmp
               mountPath: /tmp
             {{- if eq $d "ebs" }}
@@ -206,19 +226,27 @@ spec:
             {{- toYaml . | nindent 12 }}
             {{- end }}
           ports:
+            {{- if eq $probePort "healthz" }}
             - name: healthz
               containerPort: {{ $healthPort }}
               protocol: TCP
+            {{- end }}
             {{- if $metrics }}
             - name: metrics
               containerPort: {{ $metricsPort }}
               protocol: TCP
             {{- end }}
           livenessProbe:
-            {{- include "awscsi.probe" (dict "override" $n.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" "healthz") "initialDelaySeconds" 10 "timeoutSeconds" 3 "periodSeconds" 10 "failureThreshold" 5)) | nindent 12 }}
+            {{- include "awscsi.probe" (dict "override" $n.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" $probePort) "initialDelaySeconds" 10 "timeoutSeconds" 3 "periodSeconds" 10 "failureThreshold" 5)) | nindent 12 }}
+          {{- if $builtin }}
+          {{- /* builtin: ready once the kubelet reported the driver registered */}}
+          readinessProbe:
+            {{- include "awscsi.probe" (dict "override" $n.readinessProbe "default" (dict "httpGet" (dict "path" "/readyz" "port" $probePort) "initialDelaySeconds" 5 "timeoutSeconds" 3 "periodSeconds" 10 "failureThreshold" 3)) | nindent 12 }}
+          {{- else }}
           {{- with $n.readinessProbe }}
           readinessProbe:
             {{- toYaml . | nindent 12 }}
+          {{- end }}
           {{- end }}
           {{- with $n.startupProbe }}
           startupProbe:
@@ -238,6 +266,7 @@ spec:
               exec:
                 command: ["/opt/aws-csi-driver/bin/aws-csi-driver", "pre-stop-hook"]
           {{- end }}
+        {{- if not $builtin }}
         {{- /* node-driver-registrar: registers the plugin with the kubelet; /healthz (--http-endpoint) fails while the registration has not succeeded */}}
         {{- $args := list "--csi-address=$(ADDRESS)" "--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--http-endpoint=:%v" $registrarPort) }}
         - name: {{ ternary "node-driver-registrar" "csi-driver-registrar" (eq $d "ebs") }}
@@ -275,6 +304,7 @@ spec:
             {{- toYaml ($r.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false)) | nindent 12 }}
         {{- $l := $s.livenessProbe | default dict }}
         {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" "/csi" "port" $healthPort "resources" ($l.resources | default $n.resources) "securityContext" ($l.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false))) | nindent 8 }}
+        {{- end }}
       volumes:
         - name: kubelet-dir
           hostPath:
@@ -288,12 +318,14 @@ spec:
           hostPath:
             path: {{ printf "%s/plugins_registry/" $kubelet }}
             type: Directory
+        {{- if not $builtin }}
         - name: probe-dir
           {{- if $n.probeDirVolume }}
           {{- toYaml $n.probeDirVolume | nindent 10 }}
           {{- else }}
           emptyDir: {}
           {{- end }}
+        {{- end }}
         - name: tmp
           emptyDir: {}
         {{- if eq $d "ebs" }}

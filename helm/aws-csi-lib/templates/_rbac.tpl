@@ -189,6 +189,22 @@ roleRef:
   kind: Role
   name: {{ printf "%s-csi-leases-role" .d }}
   apiGroup: rbac.authorization.k8s.io
+{{- if and (eq .d "efs") (include "awscsi.true" (dig "fileSystemIdRefs" "enabled" false $ctl)) }}
+---
+# fileSystemIdConfigRef / fileSystemIdSecretRef (upstream's controller.fileSystemIdRefs): the EFS plugin reads the
+# ConfigMap or Secret a StorageClass names, in any namespace; get only (no list, no watch).
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: efs-csi-filesystem-id-refs-role
+  labels:
+    {{- include "awscsi.labels" $c | nindent 4 }}
+rules:
+  - apiGroups: [""]
+    resources: ["configmaps", "secrets"]
+    verbs: ["get"]
+{{ include "awscsi.clusterRoleBinding" (dict "c" $c "name" "efs-csi-filesystem-id-refs-binding" "sa" $sa "ns" $c.ns "role" "efs-csi-filesystem-id-refs-role") }}
+{{- end }}
 {{- $secrets := $ctl.provisionerSecretAccess | default dict }}
 {{- if and (eq .d "efs") (include "awscsi.true" ($secrets.enabled | default false)) }}
 {{- /*

@@ -12,6 +12,7 @@ what it does not use. Keys (all optional unless marked):
   imagePullSecrets         names (strings or {name: x})
   region                   AWS_REGION for controller and node
   fips                     AWS_USE_FIPS_ENDPOINT=true on every plugin container
+  portRangeUpperBound      EFS node: PORT_RANGE_UPPER_BOUND (efs-utils.conf port_range_upper_bound, upstream EFS's)
   proxy                    http_proxy, no_proxy: HTTP(S)_PROXY / NO_PROXY on every container
   awsAccessSecret          name, keyId, accessKey: static credentials from a Secret (optional) on the controller
   debugLogs                plugin --log-level debug, sidecars --v=7
@@ -35,7 +36,8 @@ what it does not use. Keys (all optional unless marked):
                            EBS: extraVolumeTags, k8sTagClusterId, extraCreateMetadata, defaultFsType,
                            modifyVolumeRequestHandlerTimeout;
                            EFS: tags, deleteAccessPointRootDir, regionalStsEndpoints, provisionerSecretAccess
-                           {enabled, secretNames, namespace}
+                           {enabled, secretNames, namespace}, fileSystemIdRefs {enabled} (get on ConfigMaps and
+                           Secrets, any namespace)
   node                     enableLinux, updateStrategy, revisionHistoryLimit, priorityClassName, logLevel,
                            loggingFormat, enableMetrics, healthPort, metricsPort, enablePrometheusAnnotations,
                            serviceMonitor, env, envFrom, javaOpts, resources, nodeSelector, affinity, tolerations,
@@ -49,6 +51,8 @@ what it does not use. Keys (all optional unless marked):
                            EBS: volumeAttachLimit, reservedVolumeAttachments, legacyXFS;
                            EFS: volMetricsOptIn, volMetricsRefreshPeriod (minutes, or a duration),
                            volMetricsFsRateLimit, forceUnmountAfterTimeout, unmountTimeout, maxInflightMountCalls
+                           (passed with --max-inflight-mount-calls-opt-in), efsUtilsConfOverrides
+                           ("section:key=value,...": --efs-utils-conf-overrides)
   additionalDaemonSets     name -> node settings: one more node DaemonSet <driver>-csi-node-<name> each (EBS)
   sidecars                 provisioner, attacher, resizer, snapshotter: image, logLevel, additionalArgs, env,
                            resources (default controller.resources), securityContext (default

@@ -1,7 +1,9 @@
 {{- /*
 This chart's values (upstream EFS layout) -> the library's view (aws-csi-lib templates/_view.tpl): the provisioner
 settings upstream keeps under controller move to sidecars.provisioner, rollingUpdate becomes the update strategy,
-useFIPS/useHelmHooksForCSIDriver their view keys; values this driver cannot apply are listed for NOTES.txt.
+useFIPS/useHelmHooksForCSIDriver their view keys; portRangeUpperBound, controller.fileSystemIdRefs and
+node.efsUtilsConfOverrides keep their names (the library reads them); values this driver cannot apply are listed for
+NOTES.txt.
 */ -}}
 {{- define "aws-efs-csi-driver.view" -}}
 {{- $v := .Values | toYaml | fromYaml -}}
@@ -28,10 +30,7 @@ useFIPS/useHelmHooksForCSIDriver their view keys; values this driver cannot appl
 {{- $_ := set $v "region" $ctl.region -}}
 {{- $ignored := list -}}
 {{- if include "awscsi.true" ($v.useFIPS | default false) -}}{{- $ignored = append $ignored "useFIPS: FIPS endpoints are used (AWS_USE_FIPS_ENDPOINT); efs-utils' fips_mode_enabled is not set and the image has no FIPS-validated crypto module" -}}{{- end -}}
-{{- if ne (toString $v.portRangeUpperBound) "21049" -}}{{- $ignored = append $ignored (printf "portRangeUpperBound=%v: efs-utils.conf is not written by this driver yet" $v.portRangeUpperBound) -}}{{- end -}}
-{{- with $node.efsUtilsConfOverrides -}}{{- $ignored = append $ignored "node.efsUtilsConfOverrides: efs-utils.conf is not written by this driver yet" -}}{{- end -}}
 {{- with $node.s3filesUtilsConfOverrides -}}{{- $ignored = append $ignored "node.s3filesUtilsConfOverrides: S3 Files is not supported" -}}{{- end -}}
-{{- if include "awscsi.true" (dig "fileSystemIdRefs" "enabled" false $ctl) -}}{{- $ignored = append $ignored "controller.fileSystemIdRefs.enabled: fileSystemIdConfigRef / fileSystemIdSecretRef are not supported; name the file system with fileSystemId" -}}{{- end -}}
 {{- with $v.fullnameOverride -}}{{- $ignored = append $ignored "fullnameOverride: no object is named after it (as upstream)" -}}{{- end -}}
 {{- /* values.yaml itself is not in .Files: known-values.yaml is a link to it */ -}}
 {{- $defaults := .Files.Get "known-values.yaml" | fromYaml -}}

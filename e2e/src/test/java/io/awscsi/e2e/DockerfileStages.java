@@ -1,11 +1,14 @@
 package io.awscsi.e2e;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,7 +25,7 @@ record DockerfileStages(List<Stage> stages) {
   /** One build stage: its name (or its index when unnamed) and its instructions, one logical line each. */
   record Stage(String name, String baseImage, List<String> instructions) {
 
-    /** Packages installed by {@code apt-get install} (options and local .deb files left out). */
+    /** Packages named on an {@code apt-get install} line (options and local .deb files left out). */
     Set<String> aptPackages() {
       Set<String> packages = new LinkedHashSet<>();
       for (String argument : aptInstallArguments()) {
@@ -31,6 +34,76 @@ record DockerfileStages(List<Stage> stages) {
         }
       }
       return packages;
+    }
+
+    /**
+     * Packages installed by this stage: those named on {@code apt-get install} lines and those of the package lists
+     * it feeds to {@code xargs apt-get install}, read through {@code repositoryFile} from where COPY took them.
+     */
+    Set<String> aptPackages(Function<String, String> repositoryFile) {
+      Set<String> packages = new LinkedHashSet<>(aptPackages());
+      for (String list : aptPackageLists()) {
+        for (String line : repositoryFile.apply(list).split("\n")) {
+          String name = line.replaceAll("#.*", "").strip();
+          if (!name.isEmpty()) {
+            packages.add(name);
+          }
+        }
+      }
+      return packages;
+    }
+
+    /**
+     * The repository paths of the package lists this stage installs: a RUN that pipes a file into
+     * {@code xargs apt-get install}, where a COPY of this stage (not from another stage) put that file.
+     */
+    List<String> aptPackageLists() {
+      Set<String> lists = new LinkedHashSet<>();
+      for (String instruction : instructions) {
+        if (!keyword(instruction).equals("RUN")) {
+          continue;
+        }
+        List<List<String>> commands = shellCommands(instruction).stream().map(DockerfileStages::words).toList();
+        boolean installsFromInput = commands.stream().anyMatch(w -> w.size() > 2 && w.getFirst().equals("xargs")
+            && w.contains("apt-get") && w.indexOf("install") > w.indexOf("apt-get"));
+        if (!installsFromInput) {
+          continue;
+        }
+        commands.stream().filter(w -> !w.isEmpty() && Set.of("sed", "cat", "grep").contains(w.getFirst()))
+            .flatMap(List::stream).filter(word -> word.startsWith("/"))
+            .map(this::copiedFromContext).flatMap(Optional::stream).forEach(lists::add);
+      }
+      return List.copyOf(lists);
+    }
+
+    /** The build-context path a plain COPY of this stage put at {@code destination}. */
+    Optional<String> copiedFromContext(String destination) {
+      for (String instruction : instructions) {
+        List<String> words = words(instruction);
+        if (words.size() == 3 && words.getFirst().equalsIgnoreCase("COPY") && words.get(2).equals(destination)) {
+          return Optional.of(words.get(1));
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** The arguments of every instruction with this keyword, in order (e.g. ENV, LABEL, USER, ENTRYPOINT). */
+    List<String> arguments(String keyword) {
+      return instructions.stream().filter(i -> keyword(i).equals(keyword.toUpperCase(Locale.ROOT)))
+          .map(i -> i.substring(keyword.length()).strip()).toList();
+    }
+
+    /** The {@code COPY --from=STAGE SOURCE DESTINATION} instructions: destination -> stage and source. */
+    Map<String, List<String>> copiesFromStages() {
+      Map<String, List<String>> copies = new LinkedHashMap<>();
+      for (String instruction : instructions) {
+        Matcher copy = COPY_FROM.matcher(instruction);
+        if (copy.matches()) {
+          List<String> paths = words(copy.group(2));
+          copies.put(paths.getLast(), List.of(copy.group(1), paths.getFirst()));
+        }
+      }
+      return copies;
     }
 
     /** Local .deb files installed by {@code apt-get install} or {@code dpkg -i}. */
@@ -90,16 +163,22 @@ record DockerfileStages(List<Stage> stages) {
       List<String> commands = new ArrayList<>();
       for (String instruction : instructions) {
         if (keyword(instruction).equals("RUN")) {
-          String shell = instruction.substring(3).strip();
-          while (shell.startsWith("--")) { // RUN --mount=... options
-            int space = shell.indexOf(' ');
-            shell = space < 0 ? "" : shell.substring(space + 1).strip();
-          }
-          for (String command : COMMAND_SEPARATOR.split(shell)) {
-            if (!command.isBlank()) {
-              commands.add(command.strip());
-            }
-          }
+          commands.addAll(shellCommands(instruction));
+        }
+      }
+      return commands;
+    }
+
+    private static List<String> shellCommands(String run) {
+      List<String> commands = new ArrayList<>();
+      String shell = run.substring(3).strip();
+      while (shell.startsWith("--")) { // RUN --mount=... options
+        int space = shell.indexOf(' ');
+        shell = space < 0 ? "" : shell.substring(space + 1).strip();
+      }
+      for (String command : COMMAND_SEPARATOR.split(shell)) {
+        if (!command.isBlank()) {
+          commands.add(command.strip());
         }
       }
       return commands;
@@ -167,12 +246,12 @@ record DockerfileStages(List<Stage> stages) {
     return lines;
   }
 
-  private static String keyword(String instruction) {
+  static String keyword(String instruction) {
     int space = instruction.indexOf(' ');
     return (space < 0 ? instruction : instruction.substring(0, space)).toUpperCase(Locale.ROOT);
   }
 
-  private static List<String> words(String command) {
+  static List<String> words(String command) {
     List<String> words = new ArrayList<>();
     for (String word : command.strip().split("\\s+")) {
       String unquoted = word.replaceAll("^[\"']|[\"']$", "");

@@ -3,12 +3,11 @@ package io.awscsi.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.core.host.HostTool;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.awscsi.e2e.image.ImageArchive;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -18,44 +17,70 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every executable the driver may run (HostTool) must be in the image: the Dockerfile's runtime stage installs its
- * Debian package, and amazon-efs-utils is built from source in a stage of its own and installed from there.
+ * Every executable the driver may run (HostTool) must be in both images. The Dockerfile's runtime stage installs its
+ * Debian package from hack/image/runtime-packages.txt, the one list the local image build installs too, and
+ * amazon-efs-utils is built from source in a stage of its own and installed from there. The local image (when built,
+ * see {@link LocalImage}) has each tool on its PATH from that package, but for the differences LocalImage states.
  */
 class DockerfileToolsTest {
 
   private static final String EFS_UTILS = "amazon-efs-utils";
+  private static final String PACKAGE_LIST = "hack/image/runtime-packages.txt";
+  private static final String LIST_COPY = "COPY " + PACKAGE_LIST + " /tmp/runtime-packages.txt";
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(HostTool.class)
-  void theRuntimeStageInstallsThePackageOfEveryHostTool(HostTool tool) throws IOException {
-    DockerfileStages dockerfile = DockerfileStages.parse(Files.readString(dockerfile()));
+  void theRuntimeStageInstallsThePackageOfEveryHostTool(HostTool tool) {
+    DockerfileStages dockerfile = DockerfileStages.parse(Repository.read("Dockerfile"));
 
-    assertThat(missing(tool, dockerfile)).isEmpty();
+    assertThat(missing(tool, dockerfile, Repository::read)).isEmpty();
   }
 
-  static Stream<Arguments> dockerfilesWithAPackageTakenOut() throws IOException {
-    String text = Files.readString(dockerfile());
+  @Test
+  void theRuntimeStageInstallsThePackagesOfTheOneList() {
+    DockerfileStages.Stage runtime = DockerfileStages.parse(Repository.read("Dockerfile")).runtime();
+
+    assertThat(runtime.aptPackageLists()).containsExactly(PACKAGE_LIST);
+    assertThat(runtime.aptPackages(Repository::read)).contains("e2fsprogs", "xfsprogs", "nvme-cli");
+  }
+
+  /** A Dockerfile and the package list as they would read with one thing taken out. */
+  record Change(String dockerfile, String packageList) {
+    Function<String, String> files() {
+      return path -> path.equals(PACKAGE_LIST) ? packageList : Repository.read(path);
+    }
+  }
+
+  static Stream<Arguments> packagesTakenOut() {
+    String dockerfile = Repository.read("Dockerfile");
+    String list = Repository.read(PACKAGE_LIST);
     List<Arguments> cases = new ArrayList<>();
     for (HostTool tool : HostTool.values()) {
       if (tool.imagePackage().equals(EFS_UTILS)) {
-        cases.add(Arguments.of(tool, "deb not installed", text.replace("/tmp/amazon-efs-utils.deb \\", "\\")));
-        cases.add(Arguments.of(tool, "not built from source", text.replace("./build-deb.sh", "true")));
+        cases.add(Arguments.of(tool, "deb not installed",
+            new Change(dockerfile.replace("/tmp/amazon-efs-utils.deb \\", "\\"), list)));
+        cases.add(Arguments.of(tool, "not built from source",
+            new Change(dockerfile.replace("./build-deb.sh", "true"), list)));
         cases.add(Arguments.of(tool, "deb not copied from its stage",
-            text.replaceAll("(?m)^COPY --from=efs-utils .*$", "")));
+            new Change(dockerfile.replaceAll("(?m)^COPY --from=efs-utils .*$", ""), list)));
       } else {
-        String without = text.replaceAll("(?<=\\s)" + Pattern.quote(tool.imagePackage()) + "(?=\\s)", "");
-        cases.add(Arguments.of(tool, tool.imagePackage() + " removed", without));
+        String without = list.replaceAll("(?m)^" + Pattern.quote(tool.imagePackage()) + "\\s*$", "");
+        cases.add(Arguments.of(tool, tool.imagePackage() + " removed from the list", new Change(dockerfile, without)));
+        cases.add(Arguments.of(tool, "the list not copied into the runtime stage",
+            new Change(dockerfile.replace(LIST_COPY, ""), list)));
+        cases.add(Arguments.of(tool, "the list not fed to apt-get",
+            new Change(dockerfile.replace("| xargs apt-get install", "| xargs echo"), list)));
       }
     }
     return cases.stream();
   }
 
   @ParameterizedTest(name = "{0}: {1}")
-  @MethodSource("dockerfilesWithAPackageTakenOut")
-  void noticesWhenThePackageOfAToolIsTakenOut(HostTool tool, String change, String text) throws IOException {
-    assertThat(text).isNotEqualTo(Files.readString(dockerfile()));
+  @MethodSource("packagesTakenOut")
+  void noticesWhenThePackageOfAToolIsTakenOut(HostTool tool, String change, Change changed) {
+    assertThat(changed).isNotEqualTo(new Change(Repository.read("Dockerfile"), Repository.read(PACKAGE_LIST)));
 
-    assertThat(missing(tool, DockerfileStages.parse(text))).isPresent();
+    assertThat(missing(tool, DockerfileStages.parse(changed.dockerfile()), changed.files())).isPresent();
   }
 
   @Test
@@ -65,26 +90,51 @@ class DockerfileToolsTest {
         RUN apt-get update && apt-get install -y nvme-cli
         FROM debian:bookworm-slim
         # a comment naming xfsprogs
+        COPY packages.txt /tmp/packages.txt
         RUN apt-get update \\
          && apt-get install -y --no-install-recommends \\
         # a comment between continued lines
               e2fsprogs \\
               mount \\
-         && rm -rf /var/lib/apt/lists/*
+         && sed -e 's/#.*//' /tmp/packages.txt | xargs apt-get install -y \\
+         && rm -rf /var/lib/apt/lists/* /tmp/packages.txt
         """);
 
     assertThat(dockerfile.stages()).hasSize(2);
     assertThat(dockerfile.runtime().aptPackages()).containsExactly("e2fsprogs", "mount");
-    assertThat(missing(HostTool.NVME, dockerfile)).isPresent();
+    assertThat(dockerfile.runtime().aptPackageLists()).containsExactly("packages.txt");
+    assertThat(dockerfile.runtime().aptPackages(path -> "# tools\nutil-linux\n\ncoreutils # stat\n"))
+        .containsExactly("e2fsprogs", "mount", "util-linux", "coreutils");
+    assertThat(missing(HostTool.NVME, dockerfile, path -> "")).isPresent();
   }
 
-  /** Why the image would lack the tool, or empty when the Dockerfile installs it. */
-  static Optional<String> missing(HostTool tool, DockerfileStages dockerfile) {
+  /** The local image has every tool on its PATH, installed by the package HostTool names; the stated ones lack. */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(HostTool.class)
+  void theLocalImageHasEveryHostToolFromItsPackage(HostTool tool) {
+    ImageArchive image = LocalImage.image();
+    Optional<String> found = image.which(tool.executable());
+    Optional<LocalImage.Difference> stated = LocalImage.difference(tool.imagePackage());
+    if (stated.isPresent()) {
+      assertThat(found).as("%s is in the local image now: take the difference out of LocalImage.DIFFERENCES",
+          tool.executable()).isEmpty();
+      assertThat(stated.get().executables()).contains(tool.executable());
+      return;
+    }
+    assertThat(found).as("%s on the local image's PATH %s", tool.executable(), image.config().env().get("PATH"))
+        .isPresent();
+    assertThat(LocalImage.owningPackage(image, found.get())).as("the package that installed %s", found.get())
+        .contains(tool.imagePackage());
+  }
+
+  /** Why the Dockerfile's image would lack the tool, or empty when the Dockerfile installs it. */
+  static Optional<String> missing(HostTool tool, DockerfileStages dockerfile, Function<String, String> files) {
     DockerfileStages.Stage runtime = dockerfile.runtime();
     if (!tool.imagePackage().equals(EFS_UTILS)) {
-      return runtime.aptPackages().contains(tool.imagePackage())
+      return runtime.aptPackages(files).contains(tool.imagePackage())
           ? Optional.empty()
-          : Optional.of(tool.executable() + ": the runtime stage does not apt-get install " + tool.imagePackage());
+          : Optional.of(tool.executable() + ": the runtime stage does not apt-get install " + tool.imagePackage()
+              + " (directly or from " + PACKAGE_LIST + ")");
     }
     Optional<String> deb = runtime.installedDebFiles().stream().filter(file -> file.contains(EFS_UTILS)).findFirst();
     if (deb.isEmpty()) {
@@ -99,16 +149,5 @@ class DockerfileToolsTest {
           + " does not build amazon-efs-utils from source (git clone, ./build-deb.sh)");
     }
     return Optional.empty();
-  }
-
-  /** The repository's Dockerfile, found from the module directory Maven runs the tests in. */
-  private static Path dockerfile() {
-    for (Path directory = Path.of("").toAbsolutePath(); directory != null; directory = directory.getParent()) {
-      Path candidate = directory.resolve("Dockerfile");
-      if (Files.isRegularFile(candidate) && Files.isDirectory(directory.resolve("driver-core"))) {
-        return candidate;
-      }
-    }
-    throw new IllegalStateException("no Dockerfile next to driver-core/ above " + Path.of("").toAbsolutePath());
   }
 }

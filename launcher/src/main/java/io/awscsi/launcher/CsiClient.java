@@ -17,11 +17,13 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import pluginregistration.RegistrationGrpc;
 
 /**
  * {@code aws-csi-driver client RPC [JSON]}: calls one CSI RPC over the socket with a JSON request (proto3 JSON names,
  * e.g. {@code {"name":"pvc-1","volumeCapabilities":[...]}}) and prints the JSON response, for trying the driver by
- * hand without grpcurl.
+ * hand without grpcurl. The kubelet's registration calls (GetInfo, NotifyRegistrationStatus) go to the registration
+ * socket the same way.
  */
 public final class CsiClient {
 
@@ -70,6 +72,6 @@ public final class CsiClient {
 
   private static Stream<MethodDescriptor<?, ?>> methods() {
     return Stream.of(IdentityGrpc.getServiceDescriptor(), ControllerGrpc.getServiceDescriptor(),
-        NodeGrpc.getServiceDescriptor()).flatMap(s -> s.getMethods().stream());
+        NodeGrpc.getServiceDescriptor(), RegistrationGrpc.getServiceDescriptor()).flatMap(s -> s.getMethods().stream());
   }
 }

@@ -104,6 +104,11 @@ final class DeferredNodeInfo implements Supplier<NodeInfo> {
     }
 
     @Override
+    public io.awscsi.core.provider.IdSyntax ids() {
+      return node.ids();
+    }
+
+    @Override
     public boolean supportsVolumeMountGroup() {
       return node.supportsVolumeMountGroup();
     }

@@ -2,6 +2,7 @@ package io.awscsi.launcher;
 
 import io.awscsi.aws.Environment;
 import io.awscsi.aws.k8s.KubernetesClientProvider;
+import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.aws.limits.VolumeAttachLimitSettings;
 import io.awscsi.aws.limits.VolumeAttachLimits;
 import io.awscsi.aws.metadata.InstanceMetadata;
@@ -11,7 +12,10 @@ import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.aws.sdk.AwsClientConfig;
 import io.awscsi.aws.sdk.AwsEndpoints;
 import io.awscsi.aws.sdk.AwsService;
+import io.awscsi.core.host.HostTool;
 import io.awscsi.core.host.HostTools;
+import io.awscsi.core.host.ProcessCommandRunner;
+import io.awscsi.core.host.SupervisedProcess;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.DriverProvider;
@@ -27,17 +31,21 @@ import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.cloud.SdkEfsCloud;
 import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.controller.EfsControllerProvider;
+import io.awscsi.efs.efsutils.EfsUtilsConfig;
+import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
 import io.awscsi.launcher.DriverOptions.DeviceBackend;
 import io.awscsi.launcher.DriverOptions.MountBackend;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -50,10 +58,12 @@ import software.amazon.awssdk.services.sts.StsClient;
  * instance metadata for the node, and the EBS or EFS parts for the mode. Everything that needs closing is closed by
  * the returned provider's {@code resources()}, in reverse order of creation.
  */
-final class DriverFactories {
+public final class DriverFactories {
 
   private static final Logger LOG = LogManager.getLogger(DriverFactories.class);
   private static final Duration DEVICE_WAIT = Duration.ofSeconds(30);
+  /** The loop backend links a device before ControllerPublishVolume answers: no attachment is still on its way. */
+  private static final Duration LOOP_DEVICE_WAIT = Duration.ofSeconds(3);
 
   private DriverFactories() {}
 
@@ -62,20 +72,30 @@ final class DriverFactories {
    * start once it serves: a node's startup-taint removal, which cannot succeed before kubelet has registered the
    * driver anyway, so its child JVM does not compete with the node's own start for CPU.
    */
-  record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
+  public record Built(DriverProvider provider, Optional<DeferredNodeInfo> nodeInfo, Runnable afterStart) {
 
     /** Waits for the node info; the reason when it could not be read, and the driver cannot serve. */
-    Optional<String> awaitStartFailure() {
+    public Optional<String> awaitStartFailure() {
       return nodeInfo.flatMap(DeferredNodeInfo::awaitFailure);
     }
   }
 
-  static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+  /** The serving driver: the loop-device backend's volumes outlive the process (as EC2 attachments do). */
+  public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
+    return create(o, metrics, envMap, LoopDeviceBackend.Retention.PERSISTENT);
+  }
+
+  /**
+   * @param loopRetention what the loop-device backend does at shutdown: PERSISTENT for a serving driver, THROW_AWAY
+   *     only for runs whose volumes live no longer than the process (the local runtime, csi-sanity)
+   */
+  public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap,
+      LoopDeviceBackend.Retention loopRetention) {
     Environment env = Environment.of(envMap);
     Resources resources = new Resources();
     try {
       return switch (o.driver()) {
-        case EBS -> ebs(o, metrics, env, resources);
+        case EBS -> ebs(o, metrics, env, resources, loopRetention);
         case EFS -> efs(o, metrics, env, resources);
       };
     } catch (RuntimeException e) {
@@ -84,14 +104,23 @@ final class DriverFactories {
     }
   }
 
-  private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+  /** Releases what a driver that never served opened (clients, loop backend), logging what fails. */
+  public static void closeQuietly(DriverProvider provider) {
+    try {
+      provider.resources().close();
+    } catch (Exception e) {
+      LOG.warn("releasing the resources of a driver that did not start failed: {}", e.getMessage());
+    }
+  }
+
+  private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
+      LoopDeviceBackend.Retention loopRetention) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
     Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
     LoopDeviceBackend loops = null;
     HostTools host = o.mode().node() || o.ebs().deviceBackend() == DeviceBackend.LOOP ? HostTools.create() : null;
     if (o.ebs().deviceBackend() == DeviceBackend.LOOP) {
-      loops = resources.add(LoopDeviceBackend.open(o.ebs().loopStateDir(), host.loops(),
-          LoopDeviceBackend.Retention.DELETE_FILES));
+      loops = resources.add(LoopDeviceBackend.open(o.ebs().loopStateDir(), host.loops(), loopRetention));
     }
     ControllerProvider controller = null;
     if (o.mode().controller()) {
@@ -116,7 +145,7 @@ final class DriverFactories {
         return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
             NodeTopology.segments(self, o.driver().csiName()));
       });
-      NvmeDeviceLocator locator = loops != null ? loops.locator(DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
+      NvmeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
@@ -141,23 +170,40 @@ final class DriverFactories {
       if (o.mode().node()) {
         zone = metadata.get().availabilityZone();
       }
-      controller = EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
-          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone),
-          clouds.get(), host.mounter());
+      controller = resources.add(EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
+          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone,
+          backend == EfsMountBackendKind.EFS_UTILS && !o.mode().node() ? Optional.of(efsUtils(o, env))
+              : Optional.empty()),
+          clouds.get(), host.mounter(), new KubernetesValueReader(kube), metrics));
     }
     NodeProvider node = null;
     if (o.mode().node()) {
       // The EFS publisher needs the zone when it is built (mount target choice), so EFS reads metadata up front.
       InstanceMetadata self = metadata.get();
-      NodeInfo info = new NodeInfo(self.instanceId(), 0, NodeTopology.segments(self, o.driver().csiName()));
+      NodeInfo info = new NodeInfo(self.instanceId(), o.efs().volumeAttachLimit(),
+          NodeTopology.segments(self, o.driver().csiName()));
       EfsNodeOptions options = new EfsNodeOptions(o.efs().volMetricsOptIn(), o.efs().volMetricsRefreshPeriod(),
           o.efs().volMetricsFsRateLimit(), o.efs().forceUnmountAfterTimeout(), o.efs().unmountTimeout(),
-          o.efs().maxInflightMountCalls(), backend, o.efs().localRoot());
-      node = EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
-          () -> SdkEfsCloud.create(efsClient.get(), metrics));
+          o.efs().maxInflightMountCalls(), backend, o.efs().localRoot(),
+          backend == EfsMountBackendKind.EFS_UTILS ? Optional.of(efsUtils(o, env)) : Optional.empty());
+      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
+          () -> SdkEfsCloud.create(efsClient.get(), metrics), metrics));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.empty(), afterStart("efs", o, env, resources));
+  }
+
+  /** efs-utils as the node sets it up: the directories, the configuration from flags and environment, the watchdog. */
+  private static EfsUtilsNode.Options efsUtils(DriverOptions o, Environment env) {
+    Path watchdog = o.efs().watchdogPath().isEmpty()
+        ? ProcessCommandRunner.create().find(HostTool.EFS_MOUNT_WATCHDOG)
+            .orElse(Path.of(HostTool.EFS_MOUNT_WATCHDOG.executable()))
+        : Path.of(o.efs().watchdogPath());
+    EfsUtilsConfig config = EfsUtilsConfig.fromEnvironment(env.variables(),
+        o.logLevel().intLevel() >= Level.DEBUG.intLevel(), o.efs().cloudWatchLogEnabled(),
+        o.efs().efsUtilsConfOverrides());
+    return new EfsUtilsNode.Options(o.efs().efsUtilsDirectories(), config, watchdog,
+        SupervisedProcess.Policy.DEFAULT);
   }
 
   private static EfsClient efsClient(AwsClientConfig aws, Environment env,

@@ -1,10 +1,16 @@
 package io.awscsi.launcher;
 
 import io.awscsi.core.logging.LoggingSetup;
+import io.awscsi.efs.efsutils.ConfOverride;
+import io.awscsi.efs.efsutils.EfsUtilsConfig;
+import io.awscsi.efs.efsutils.EfsUtilsDirectories;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.logging.log4j.Level;
 
 /**
@@ -20,6 +26,7 @@ public record DriverOptions(
     Level logLevel,
     Duration shutdownGrace,
     String imdsEndpoint,
+    Optional<Registration> registration,
     Ebs ebs,
     Efs efs) {
 
@@ -55,15 +62,34 @@ public record DriverOptions(
   /** How EFS file systems are mounted: efs-utils, or bind mounts of local directories in the local runtime. */
   public enum MountBackend { EFS_UTILS, LOCAL }
 
+  /**
+   * The kubelet plugin registration served by the node plugin itself (in place of node-driver-registrar), with the
+   * registrar's flag names: {@code --kubelet-registration-path} (the CSI socket as the kubelet sees it) turns it on.
+   */
+  public record Registration(String kubeletRegistrationPath, Path pluginRegistrationDir) {}
+
+  /** sun_path's 108 bytes less the NUL, for the registration socket's temporary name (the longest it binds). */
+  private static final int MAX_SOCKET_PATH_BYTES = 107;
+
   /** EBS flags (controller and node). */
   public record Ebs(Map<String, String> extraTags, String k8sTagClusterId, Duration modifyVolumeRequestHandlerTimeout,
       int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, DeviceBackend deviceBackend,
       Path loopStateDir) {}
 
-  /** EFS flags (controller and node). */
+  /**
+   * EFS flags (controller and node).
+   *
+   * @param maxInflightMountCalls the limit in force: {@code --max-inflight-mount-calls} with
+   *     {@code --max-inflight-mount-calls-opt-in}, else -1 (none), as upstream
+   * @param volumeAttachLimit the node's MaxVolumesPerNode: {@code --volume-attach-limit} with
+   *     {@code --volume-attach-limit-opt-in}, else 0 (none), as upstream
+   * @param watchdogPath {@code --efs-mount-watchdog-path}; "" finds amazon-efs-mount-watchdog on the search path
+   */
   public record Efs(Map<String, String> tags, boolean deleteAccessPointRootDir, boolean volMetricsOptIn,
       Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit, boolean forceUnmountAfterTimeout,
-      Duration unmountTimeout, int maxInflightMountCalls, MountBackend mountBackend, Path localRoot) {}
+      Duration unmountTimeout, int maxInflightMountCalls, int volumeAttachLimit, MountBackend mountBackend,
+      Path localRoot, EfsUtilsDirectories efsUtilsDirectories, List<ConfOverride> efsUtilsConfOverrides,
+      boolean cloudWatchLogEnabled, String watchdogPath) {}
 
   public static DriverOptions parse(String[] args, Map<String, String> env) {
     // The flags are those of the one table --help prints.
@@ -84,17 +110,65 @@ public record DriverOptions(
         attachLimit, reserved, f.bool("legacy-xfs"),
         choice("device-backend", f.string("device-backend", "nvme"), DeviceBackend.class),
         Path.of(f.string("loop-state-dir", "/var/lib/aws-csi-driver/loop")));
-    int maxInflight = f.integer("max-inflight-mount-calls", -1);
+    // As upstream, both limits count only when opted in; the values alone are what upstream's chart always passes.
+    int maxInflight = f.bool("max-inflight-mount-calls-opt-in") ? f.integer("max-inflight-mount-calls", -1) : -1;
+    int efsAttachLimit = f.bool("volume-attach-limit-opt-in") ? Math.max(0, attachLimit) : 0;
+    EfsUtilsDirectories defaults = EfsUtilsDirectories.DEFAULT;
+    EfsUtilsDirectories efsUtilsDirs = new EfsUtilsDirectories(
+        path(f, "efs-utils-config-dir-path", defaults.configDir()),
+        path(f, "efs-utils-config-legacy-dir-path", defaults.legacyConfigDir()),
+        path(f, "efs-utils-static-files-path", defaults.staticFilesDir()),
+        path(f, "efs-utils-etc-dir-path", defaults.etcDir()), path(f, "efs-state-dir-path", defaults.stateDir()));
+    List<ConfOverride> overrides = ConfOverride.parse("efs-utils-conf-overrides",
+        f.string("efs-utils-conf-overrides", ""));
+    try {
+      // An override of a section or key efs-utils.conf does not have stops the start here, naming it.
+      new EfsUtilsConfig("", false, 0, false, false, overrides).render();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--efs-utils-conf-overrides: " + e.getMessage(), e);
+    }
     Efs efs = new Efs(keyValues("tags", f.string("tags", ""), " ", ":"), f.bool("delete-access-point-root-dir"),
-        f.bool("vol-metrics-opt-in"), f.duration("vol-metrics-refresh-period", Duration.ofMinutes(240)),
+        f.bool("vol-metrics-opt-in"), refreshPeriod(f.string("vol-metrics-refresh-period", "240")),
         positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit", 5)),
         f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
-        choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
-        Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")));
+        efsAttachLimit, choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
+        Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")), efsUtilsDirs, overrides,
+        f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path", "").strip());
     return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
         choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
         Level.toLevel(f.string("log-level", "info"), Level.INFO),
-        f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""), ebs, efs);
+        f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""),
+        registration(f, driver, mode), ebs, efs);
+  }
+
+  private static Optional<Registration> registration(Flags f, Driver driver, Mode mode) {
+    if (!f.has("kubelet-registration-path")) {
+      if (f.has("plugin-registration-path")) {
+        throw new IllegalArgumentException("--plugin-registration-path needs --kubelet-registration-path (the CSI"
+            + " socket as the kubelet sees it), which turns the kubelet plugin registration on");
+      }
+      return Optional.empty();
+    }
+    if (!mode.node()) {
+      throw new IllegalArgumentException("--kubelet-registration-path registers a node plugin with the kubelet; use"
+          + " it with --mode node or all");
+    }
+    String kubeletPath = f.string("kubelet-registration-path", "");
+    if (!kubeletPath.startsWith("/") || !Path.of(kubeletPath).normalize().toString().equals(kubeletPath)) {
+      throw new IllegalArgumentException("--kubelet-registration-path takes the CSI socket's clean absolute path as the"
+          + " kubelet sees it, e.g. /var/lib/kubelet/plugins/" + driver.csiName() + "/csi.sock, got " + kubeletPath);
+    }
+    String dir = f.string("plugin-registration-path", "/var/lib/kubelet/plugins_registry");
+    if (!dir.startsWith("/")) {
+      throw new IllegalArgumentException("--plugin-registration-path takes an absolute directory, got " + dir);
+    }
+    Path registrationDir = Path.of(dir).normalize();
+    String longest = registrationDir.resolve("." + driver.csiName() + "-reg.sock.new").toString();
+    if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
+      throw new IllegalArgumentException("--plugin-registration-path " + dir + " is too long for a Unix socket path"
+          + " (" + longest + " exceeds " + MAX_SOCKET_PATH_BYTES + " bytes); choose a shorter directory");
+    }
+    return Optional.of(new Registration(kubeletPath, registrationDir));
   }
 
   private static <E extends Enum<E>> E choice(String flag, String value, Class<E> type) {
@@ -109,6 +183,29 @@ public record DriverOptions(
       allowed.append(allowed.isEmpty() ? "" : "|").append(e.name().toLowerCase().replace('_', '-'));
     }
     throw new IllegalArgumentException("--" + flag + " must be " + allowed + ", got " + value);
+  }
+
+  private static Path path(Flags f, String flag, Path fallback) {
+    String value = f.string(flag, "");
+    return value.isBlank() ? fallback : Path.of(value.strip());
+  }
+
+  /**
+   * {@code --vol-metrics-refresh-period}: minutes, as upstream's flag takes them ({@code 240}, {@code 0.5}), or a
+   * duration ({@code 240m}, {@code 90s}).
+   */
+  static Duration refreshPeriod(String value) {
+    String v = value.strip();
+    Duration period;
+    try {
+      period = Duration.ofMillis(Math.round(Double.parseDouble(v) * 60_000));
+    } catch (NumberFormatException e) {
+      period = Flags.parseDuration("vol-metrics-refresh-period", v);
+    }
+    if (period.isNegative() || period.isZero()) {
+      throw new IllegalArgumentException("--vol-metrics-refresh-period must be positive (minutes), got " + value);
+    }
+    return period;
   }
 
   private static int positive(String flag, int value) {

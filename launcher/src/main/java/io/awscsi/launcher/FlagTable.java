@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
  * @param command how the command is invoked, e.g. {@code aws-csi-driver local}
  * @param flags every flag, in the order help lists them
  */
-record FlagTable(String command, List<Flag> flags) {
+public record FlagTable(String command, List<Flag> flags) {
 
   /**
    * One flag.
@@ -22,7 +22,7 @@ record FlagTable(String command, List<Flag> flags) {
    * @param help one line; says the default where there is one
    * @param group the heading help lists it under ("" for none)
    */
-  record Flag(String name, String value, String help, String group) {
+  public record Flag(String name, String value, String help, String group) {
 
     static Flag of(String group, String name, String value, String help) {
       return new Flag(name, value, help, group);
@@ -37,7 +37,7 @@ record FlagTable(String command, List<Flag> flags) {
     }
   }
 
-  FlagTable {
+  public FlagTable {
     flags = List.copyOf(flags);
   }
 
@@ -51,12 +51,12 @@ record FlagTable(String command, List<Flag> flags) {
   }
 
   /** Parses {@code args} against this table; an unknown flag is an error naming it. */
-  Flags parse(String[] args) {
+  public Flags parse(String[] args) {
     return Flags.parse(args, names(), booleans());
   }
 
   /** The flags as help lists them, under their group headings. */
-  String help() {
+  public String help() {
     StringBuilder b = new StringBuilder();
     int width = flags.stream().mapToInt(f -> f.synopsis().length()).max().orElse(0) + 2;
     String group = null;
@@ -74,7 +74,7 @@ record FlagTable(String command, List<Flag> flags) {
   }
 
   /** The one-line synopsis of the command, every flag in brackets. */
-  String synopsis() {
+  public String synopsis() {
     return command + flags.stream().map(f -> " [" + f.synopsis() + "]").collect(Collectors.joining());
   }
 }

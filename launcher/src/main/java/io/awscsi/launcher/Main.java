@@ -4,27 +4,34 @@ import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.metrics.ProcessMetrics;
+import io.awscsi.core.registration.KubeletRegistration;
+import io.awscsi.core.registration.RegistrationSettings;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.HttpEndpoint;
+import io.awscsi.core.server.SocketFile;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 
 /**
  * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
- * Subcommands: {@code local} (the local runtime on emulated AWS), {@code client} (call an RPC by hand),
- * {@code pre-stop-hook} (EBS node preStop), {@code remove-startup-taint} (the node's child process for its taint).
+ * Subcommands: {@code client} (call an RPC by hand), {@code diagnose} (which stage of a volume is stuck, from the
+ * Kubernetes API; its jar is in lib/diagnose), {@code pre-stop-hook} (EBS node preStop), {@code remove-startup-taint}
+ * (the node's child process for its taint). {@code local} (the local runtime on emulated AWS) is
+ * io.awscsi.local.LocalMain, in lib/local: the application jar holds no emulator.
  */
 public final class Main {
 
   /** Exit code for a configuration error the operator must fix. */
-  static final int EXIT_USAGE = 2;
-  static final int EXIT_FAILURE = 1;
+  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_FAILURE = 1;
   private static final Duration START_SETTLE = Duration.ofSeconds(3);
 
   private Main() {}
@@ -40,14 +47,25 @@ public final class Main {
     if (args.length > 0 && !args[0].startsWith("--")) {
       String[] rest = Arrays.copyOfRange(args, 1, args.length);
       return switch (args[0]) {
-        case "local" -> LocalRuntime.run(rest, env, out, err);
+        case "local" -> {
+          // The emulators and the walkthrough are not in the application jar: the launcher script puts lib/local on
+          // the class path and starts io.awscsi.local.LocalMain for this subcommand alone.
+          err.println("aws-csi-driver: local runs from the distribution's launcher script (bin/aws-csi-driver local),"
+              + " which adds lib/local to the class path");
+          yield EXIT_USAGE;
+        }
         case "client" -> client(rest, env, out, err);
         case "pre-stop-hook" -> PreStopHook.run(env, err);
         case StartupTaintCommand.NAME -> StartupTaintCommand.run(rest, env, err);
+        // In lib/diagnose, on the class path of this subcommand alone (bin/aws-csi-driver): never loaded by a driver.
+        case "diagnose" -> {
+          LoggingSetup.configure(LoggingSetup.Format.TEXT, Level.WARN);
+          yield io.awscsi.diagnose.DiagnoseCommand.run(rest, out, err);
+        }
         case "serve" -> serve(rest, env, out, err);
         default -> {
-          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, pre-stop-hook or "
-              + StartupTaintCommand.NAME);
+          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, diagnose,"
+              + " pre-stop-hook or " + StartupTaintCommand.NAME);
           yield EXIT_USAGE;
         }
       };
@@ -75,6 +93,14 @@ public final class Main {
       err.println("aws-csi-driver: " + e.getMessage());
       return EXIT_USAGE;
     }
+    try {
+      // Before anything is opened or read: a start refused for its endpoint touches nothing (no loop device, no file
+      // of the process already serving there).
+      SocketFile.checkFree(endpoint.socketPath());
+    } catch (IOException e) {
+      err.println("aws-csi-driver: " + e.getMessage());
+      return EXIT_USAGE;
+    }
     LoggingSetup.configure(options.logFormat(), options.logLevel());
     var log = LogManager.getLogger(Main.class);
     MetricsRegistry metrics = new MetricsRegistry();
@@ -83,11 +109,19 @@ public final class Main {
     DriverFactories.Built driver;
     try {
       driver = DriverFactories.create(options, metrics, env);
-      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
     } catch (Exception e) {
       log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
       err.println("aws-csi-driver: cannot start: " + e.getMessage());
       return EXIT_FAILURE;
+    }
+    try {
+      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
+    } catch (Exception e) {
+      // Releases clients and the like; the serving driver's loop-device backend keeps every volume as it is.
+      DriverFactories.closeQuietly(driver.provider());
+      log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
+      err.println("aws-csi-driver: cannot start: " + e.getMessage());
+      return e instanceof SocketFile.EndpointInUseException ? EXIT_USAGE : EXIT_FAILURE;
     }
     // The node's metadata was read while the server started; without it the node cannot answer NodeGetInfo.
     Optional<String> failure = driver.awaitStartFailure();
@@ -96,6 +130,21 @@ public final class Main {
       err.println("aws-csi-driver: cannot start: " + failure.get());
       runtime.close();
       return EXIT_FAILURE;
+    }
+    // The kubelet registers the driver once it finds the registration socket and calls NodeGetInfo right after, so the
+    // socket appears only once the node info is there.
+    if (options.registration().isPresent()) {
+      DriverOptions.Registration r = options.registration().get();
+      RegistrationSettings settings = RegistrationSettings.of(options.driver().csiName(), r.kubeletRegistrationPath(),
+          r.pluginRegistrationDir());
+      try {
+        runtime.startSidecar(binder -> KubeletRegistration.start(settings, binder, metrics));
+      } catch (Exception e) {
+        log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
+        err.println("aws-csi-driver: cannot start: " + e.getMessage());
+        runtime.close();
+        return EXIT_FAILURE;
+      }
     }
     driver.afterStart().run();
     // Start-up garbage (configuration, class initialisation) goes once the sidecars' first calls are answered, so the

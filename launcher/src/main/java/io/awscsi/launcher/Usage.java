@@ -4,11 +4,13 @@ import io.awscsi.launcher.FlagTable.Flag;
 import java.util.List;
 
 /** The flag tables of every command and the {@code --help} text made from them. */
-final class Usage {
+public final class Usage {
 
   private static final String COMMON = "Common";
   private static final String EBS = "EBS";
   private static final String EFS = "EFS";
+  private static final String REGISTRATION = "Kubelet plugin registration in the node plugin, in place of"
+      + " node-driver-registrar (modes node and all)";
 
   /** {@code aws-csi-driver [serve]}: the driver itself. */
   static final FlagTable SERVE = new FlagTable("aws-csi-driver [serve]", List.of(
@@ -22,6 +24,10 @@ final class Usage {
       Flag.of(COMMON, "imds-endpoint", "URL", "instance metadata endpoint (default the SDK's)"),
       Flag.of(COMMON, "version", "", "print the version and exit"),
       Flag.of(COMMON, "help", "", "print this text and exit"),
+      Flag.of(REGISTRATION, "kubelet-registration-path", "PATH", "the CSI socket as the kubelet sees it, e.g."
+          + " /var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock; turns it on"),
+      Flag.of(REGISTRATION, "plugin-registration-path", "DIR", "the kubelet's plugin registration directory, where"
+          + " <driver>-reg.sock is served (default /var/lib/kubelet/plugins_registry)"),
       Flag.of(EBS, "extra-tags", "k=v,k2=v2", "tags for every volume and snapshot"),
       Flag.of(EBS, "k8s-tag-cluster-id", "ID", "adds the cluster ownership tags"),
       Flag.of(EBS, "modify-volume-request-handler-timeout", "2s", "window that merges expand and modify requests"),
@@ -33,23 +39,39 @@ final class Usage {
       Flag.of(EFS, "tags", "\"k:v k2:v2\"", "tags for every access point"),
       Flag.of(EFS, "delete-access-point-root-dir", "", "DeleteVolume also deletes the volume's directory"),
       Flag.of(EFS, "vol-metrics-opt-in", "", "report volume usage in NodeGetVolumeStats"),
-      Flag.of(EFS, "vol-metrics-refresh-period", "240m", "how often volume usage is measured"),
+      Flag.of(EFS, "vol-metrics-refresh-period", "240", "how often volume usage is measured (minutes, or 240m)"),
       Flag.of(EFS, "vol-metrics-fs-rate-limit", "5", "usage measurements running at once"),
       Flag.of(EFS, "force-unmount-after-timeout", "", "lazy-unmount a target that does not unmount in time"),
       Flag.of(EFS, "unmount-timeout", "30s", "time an unmount may take"),
-      Flag.of(EFS, "max-inflight-mount-calls", "N", "mounts running at once (default no limit)"),
+      Flag.of(EFS, "max-inflight-mount-calls-opt-in", "", "count --max-inflight-mount-calls (as upstream)"),
+      Flag.of(EFS, "max-inflight-mount-calls", "N", "NodePublish calls mounting at once, beyond: ABORTED (default no "
+          + "limit)"),
+      Flag.of(EFS, "volume-attach-limit-opt-in", "", "report --volume-attach-limit as the EFS node's MaxVolumesPerNode"),
+      Flag.of(EFS, "efs-utils-conf-overrides", "section:key=value,...", "efs-utils.conf settings over the node's own"),
+      Flag.of(EFS, "efs-cloudwatch-log-enabled", "", "efs-utils sends its logs to CloudWatch"),
+      Flag.of(EFS, "efs-utils-config-dir-path", "DIR", "efs-utils configuration on the host (default /var/amazon/efs)"),
+      Flag.of(EFS, "efs-utils-config-legacy-dir-path", "DIR", "an earlier driver's configuration (default "
+          + "/etc/amazon/efs-legacy)"),
+      Flag.of(EFS, "efs-utils-static-files-path", "DIR", "the image's efs-utils files (default "
+          + "/etc/amazon/efs-static-files)"),
+      Flag.of(EFS, "efs-mount-watchdog-path", "PATH", "the watchdog the node keeps running (default "
+          + "amazon-efs-mount-watchdog on PATH)"),
+      Flag.of(EFS, "efs-utils-etc-dir-path", "DIR", "the link efs-utils reads (default /etc/amazon/efs; tests)"),
+      Flag.of(EFS, "efs-state-dir-path", "DIR", "the proxies' state (default /var/run/efs; tests)"),
       Flag.of(EFS, "efs-mount-backend", "efs-utils|local", "how file systems are mounted (local: the local runtime)"),
       Flag.of(EFS, "efs-local-root", "DIR", "the local backend's file systems (default "
           + "/var/lib/aws-csi-driver/efs-local)")));
 
-  /** {@code aws-csi-driver local}: both drivers on emulated AWS. */
-  static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
-      Flag.of("", "driver", "ebs|efs|both", "which drivers (default both)"),
+  /** {@code aws-csi-driver local}: both drivers on emulated AWS (io.awscsi.local, in lib/local). */
+  public static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
+      Flag.of("", "driver", "ebs|efs|both|none", "which drivers (default both; none: emulated AWS only)"),
       Flag.of("", "work-dir", "DIR", "sockets, loop files and mounts (default /tmp/aws-csi-local)"),
       Flag.of("", "profile", "realistic|fast|instant", "emulated AWS latencies and throttling (default realistic)"),
       Flag.of("", "no-lifecycle", "", "serve without walking volumes through their life first"),
       Flag.of("", "exit", "", "exit after the walkthrough with its result"),
       Flag.of("", "log-level", "warn|info|debug", "driver log level (default warn)"),
+      Flag.of("", "env-file", "FILE", "write emulated AWS's endpoints, the node's instance and the EFS file system"
+          + " there as KEY=value lines, for driver processes started elsewhere"),
       Flag.of("", "help", "", "print this text and exit")));
 
   /** {@code aws-csi-driver client}: one RPC by hand. */
@@ -71,6 +93,8 @@ final class Usage {
         %s
         %s
         %s RPC ['{json request}']
+        aws-csi-driver diagnose pvc|pod|volumesnapshot NAMESPACE/NAME | pv NAME [-o json] [--since 1h]
+                                       which stage of a volume is stuck, which log says why (diagnose --help)
         aws-csi-driver pre-stop-hook
         %s   (the node runs it as a child process)
 
@@ -79,7 +103,7 @@ final class Usage {
         aws-csi-driver local:
         %s
         Environment: AWS_REGION, AWS_ENDPOINT_URL[_EC2|_EFS|_STS], CSI_NODE_NAME, DISABLE_TAINT_WATCHER,
-                     AWS_EC2_METADATA_DISABLED
+                     AWS_EC2_METADATA_DISABLED; EFS node: AWS_DEFAULT_REGION, FIPS_ENABLED, PORT_RANGE_UPPER_BOUND
         """.formatted("aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]",
         LOCAL.synopsis(), CLIENT.synopsis(), REMOVE_STARTUP_TAINT.synopsis(), SERVE.help(), LOCAL.help());
   }

@@ -6,6 +6,10 @@ import csi.v1.ControllerGrpc;
 import csi.v1.CreateVolumeRequest;
 import csi.v1.CreateVolumeResponse;
 import csi.v1.Volume;
+import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.registration.KubeletRegistration;
+import io.awscsi.core.registration.RegistrationSettings;
+import io.awscsi.core.registration.RegistrationState;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.CsiServer;
 import io.grpc.Status;
@@ -66,6 +70,26 @@ class CsiClientTest {
   private int client(String rpc, String json) {
     return CsiClient.run(endpoint, rpc, json, new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void callsTheKubeletRegistrationOnItsSocketAsTheKubeletWould() throws Exception {
+    Path registry = dir.resolve("registry");
+    try (KubeletRegistration registration = KubeletRegistration.start(
+        RegistrationSettings.of("ebs.csi.aws.com", "/var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock", registry),
+        server::serveAlso, new MetricsRegistry())) {
+      endpoint = "unix://" + registration.socketPath();
+
+      int info = client("GetInfo", "{}");
+      String printed = out.toString();
+      int notify = client("NotifyRegistrationStatus", "{\"pluginRegistered\":true}");
+
+      assertThat(info).as(err.toString()).isZero();
+      assertThat(printed).contains("\"type\": \"CSIPlugin\"", "\"name\": \"ebs.csi.aws.com\"",
+          "\"endpoint\": \"/var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock\"", "\"supportedVersions\": [");
+      assertThat(notify).as(err.toString()).isZero();
+      assertThat(registration.state()).isInstanceOf(RegistrationState.Registered.class);
+    }
   }
 
   @Test

@@ -134,6 +134,19 @@ public final class PlainHttpSdkClient implements SdkHttpClient {
 
     @Override
     public HttpExecuteResponse call() throws IOException {
+      try {
+        return exchange();
+      } catch (RuntimeException e) {
+        // HttpURLConnection is not made for a disconnect() from another thread: a read it cuts may fail with an
+        // unchecked exception of its internals (a NullPointerException) instead of an IOException.
+        if (aborted) {
+          throw new IOException("request to " + uri + " was aborted", e);
+        }
+        throw e;
+      }
+    }
+
+    private HttpExecuteResponse exchange() throws IOException {
       requireNotAborted();
       connection.connect();
       // disconnect() cannot cut a connect in progress, so an abort that came meanwhile is honoured here.

@@ -1,10 +1,10 @@
 package io.awscsi.realism.ec2;
 
+import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.realism.ApiRequest;
 import io.awscsi.realism.AwsError;
 import io.awscsi.realism.RealismProfile;
 import io.awscsi.realism.proxy.AwsErrorException;
-import io.awscsi.realism.proxy.KeyedLocks;
 import io.awscsi.realism.proxy.PageTokens;
 import io.awscsi.realism.proxy.PassthroughHandler;
 import io.awscsi.realism.proxy.ProxyRequest;
@@ -58,7 +58,7 @@ public final class Ec2Handler implements ServiceHandler {
   private final Clock clock;
   private final RandomGenerator random;
   private final RealismProfile profile;
-  private final KeyedLocks locks = new KeyedLocks(256);
+  private final KeyedLocks locks = new KeyedLocks();
   private final Map<String, String> accounts = new ConcurrentHashMap<>();
 
   public Ec2Handler(UpstreamClient upstream, Ec2State state, Clock clock, RandomGenerator random,
@@ -140,6 +140,33 @@ public final class Ec2Handler implements ServiceHandler {
 
   public void releaseAttaching(String volumeId) {
     state.release(volumeId, clock.instant());
+  }
+
+  /**
+   * {@code POST /realism/ec2/attachments/hold?volumeId=vol-...} and {@code .../release?volumeId=...}:
+   * {@link #holdAttaching} and {@link #releaseAttaching} for a process outside this one (the cluster suite holds an
+   * attach in {@code attaching}, as EC2 sometimes does).
+   */
+  @Override
+  public Optional<ProxyResponse> admin(ProxyRequest request) {
+    String path = request.path();
+    if (!request.method().equals("POST") || !path.startsWith("/realism/ec2/attachments/")) {
+      return Optional.empty();
+    }
+    Optional<String> volumeId = QueryParams.parse(request.rawQuery() == null ? "" : request.rawQuery())
+        .get("volumeId");
+    if (volumeId.isEmpty() || !volumeId.get().startsWith("vol-")) {
+      return Optional.of(ProxyResponse.json(400, "{\"message\": \"" + path + " needs ?volumeId=vol-...\"}"));
+    }
+    switch (path) {
+      case "/realism/ec2/attachments/hold" -> holdAttaching(volumeId.get());
+      case "/realism/ec2/attachments/release" -> releaseAttaching(volumeId.get());
+      default -> {
+        return Optional.of(ProxyResponse.json(404, "{\"message\": \"unknown endpoint " + path
+            + "; use /realism/ec2/attachments/hold or /release\"}"));
+      }
+    }
+    return Optional.of(ProxyResponse.json(200, "{\"status\": \"ok\"}"));
   }
 
   // ---- volumes ----

@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.realism.ApiRequest;
 import io.awscsi.realism.AwsError;
 import io.awscsi.realism.RealismProfile;
 import io.awscsi.realism.proxy.AwsErrorException;
-import io.awscsi.realism.proxy.KeyedLocks;
 import io.awscsi.realism.proxy.PageTokens;
 import io.awscsi.realism.proxy.PassthroughHandler;
 import io.awscsi.realism.proxy.ProxyRequest;
@@ -45,7 +45,7 @@ public final class EfsHandler implements ServiceHandler {
   private final UpstreamClient upstream;
   private final RealismProfile profile;
   private final Map<String, TokenRecord> tokens = new ConcurrentHashMap<>();
-  private final KeyedLocks locks = new KeyedLocks(64);
+  private final KeyedLocks locks = new KeyedLocks();
 
   public EfsHandler(UpstreamClient upstream, RealismProfile profile) {
     this.upstream = upstream;

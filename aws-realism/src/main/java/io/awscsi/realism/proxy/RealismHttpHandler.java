@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.awscsi.realism.ApiRequest;
 import io.awscsi.realism.AwsError;
+import io.awscsi.realism.Fault;
 import io.awscsi.realism.Latency;
 import io.awscsi.realism.throttle.ActionThrottle;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
 import org.apache.logging.log4j.LogManager;
@@ -111,6 +113,12 @@ public final class RealismHttpHandler implements HttpHandler {
     if (!path.startsWith("/realism/")) {
       return Optional.empty();
     }
+    for (ServiceHandler handler : handlers) {
+      Optional<ProxyResponse> own = handler.admin(request);
+      if (own.isPresent()) {
+        return own;
+      }
+    }
     return Optional.of(switch (request.method() + " " + path) {
       case "GET /realism/stats" -> ProxyResponse.json(200, toJson(recorder.snapshot()));
       case "POST /realism/stats/reset" -> {
@@ -122,10 +130,40 @@ public final class RealismHttpHandler implements HttpHandler {
         yield ProxyResponse.json(200, "{\"status\": \"ok\"}");
       }
       case "GET /realism/health" -> ProxyResponse.json(200, "{\"status\": \"ok\"}");
+      case "POST /realism/faults" -> addFault(request);
+      case "DELETE /realism/faults" -> {
+        faults.clear();
+        yield ProxyResponse.json(200, "{\"status\": \"ok\"}");
+      }
       default -> ProxyResponse.json(404, "{\"message\": \"unknown realism endpoint " + path
-          + "; use GET /realism/stats, POST /realism/stats/reset, POST /realism/reset\"}");
+          + "; use GET /realism/stats, POST /realism/stats/reset, POST /realism/reset, POST /realism/faults,"
+          + " DELETE /realism/faults\"}");
     });
   }
+
+  /**
+   * {@code POST /realism/faults} with {@code {"service": "ec2", "action": "AttachVolume", "status": 400, "code": "...",
+   * "message": "...", "times": 0, "params": {"VolumeId": "vol-..."}}}: a fault for a process that drives the proxy
+   * from outside (the cluster suite); {@code params} (optional) must all match, {@code times} 0 means until
+   * {@code DELETE /realism/faults}.
+   */
+  private ProxyResponse addFault(ProxyRequest request) {
+    FaultRequest r;
+    try {
+      r = JSON.readValue(request.bodyText(), FaultRequest.class);
+      Map<String, String> params = r.params() == null ? Map.of() : Map.copyOf(r.params());
+      faults.add(new Fault(r.service(), r.action(),
+          call -> params.entrySet().stream().allMatch(p -> call.hasParam(p.getKey(), p.getValue())),
+          AwsError.of(r.status() == 0 ? 400 : r.status(), r.code(), r.message()), r.times()));
+    } catch (IOException | RuntimeException e) {
+      return ProxyResponse.json(400, toJson(Map.of("message", "bad fault: " + e.getMessage())));
+    }
+    LOG.info("realism proxy: fault added: {} {} answers {} {}", r.service(), r.action(), r.code(), r.message());
+    return ProxyResponse.json(200, "{\"status\": \"ok\"}");
+  }
+
+  private record FaultRequest(String service, String action, int status, String code, String message, int times,
+                              Map<String, String> params) {}
 
   private static String toJson(Object value) {
     try {

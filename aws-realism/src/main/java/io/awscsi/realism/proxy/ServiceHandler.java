@@ -27,4 +27,12 @@ public interface ServiceHandler {
 
   /** Forgets all emulated state (after moto was reset). */
   void reset();
+
+  /**
+   * An admin request of this service ({@code /realism/<service>/...}) for processes that drive the proxy from outside
+   * (the cluster suite), or empty when it is not one of this service's.
+   */
+  default Optional<ProxyResponse> admin(ProxyRequest request) {
+    return Optional.empty();
+  }
 }

@@ -1,7 +1,10 @@
 package io.awscsi.realism.throttle;
 
+import io.awscsi.core.concurrent.TokenBucket;
+import io.awscsi.realism.BucketLimit;
 import io.awscsi.realism.ThrottleLimits;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -30,8 +33,14 @@ public final class ActionThrottle {
     if (!limits.enabled()) {
       return true;
     }
-    return buckets.computeIfAbsent(service + ":" + action, key -> new TokenBucket(limits.limitFor(action), clock))
-        .tryAcquire();
+    return buckets.computeIfAbsent(service + ":" + action, key -> bucket(limits.limitFor(action))).tryAcquire();
+  }
+
+  private TokenBucket bucket(BucketLimit limit) {
+    return new TokenBucket(limit.capacity(), limit.refillPerSecond(), () -> {
+      Instant now = clock.instant(); // the realism layer's clock, which tests move by hand
+      return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    });
   }
 
   /** Refills every bucket (a fresh account). */

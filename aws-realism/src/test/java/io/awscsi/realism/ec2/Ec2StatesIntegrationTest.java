@@ -150,6 +150,31 @@ class Ec2StatesIntegrationTest {
   }
 
   @Test
+  void anAttachHeldOverHttpStaysAttachingUntilReleasedOverHttp() throws Exception {
+    String instanceId = runInstance();
+    String volumeId = availableVolume(10);
+    assertThat(post("/realism/ec2/attachments/hold?volumeId=" + volumeId).statusCode()).isEqualTo(200);
+
+    ec2.attachVolume(r -> r.volumeId(volumeId).instanceId(instanceId).device("/dev/xvdbd"));
+    clock.advance(Duration.ofHours(1));
+
+    assertThat(volume(volumeId).attachments().getFirst().state()).isEqualTo(VolumeAttachmentState.ATTACHING);
+    assertThat(post("/realism/ec2/attachments/release?volumeId=" + volumeId).statusCode()).isEqualTo(200);
+    assertThat(volume(volumeId).attachments().getFirst().state()).isEqualTo(VolumeAttachmentState.ATTACHED);
+    var refused = post("/realism/ec2/attachments/hold");
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body()).contains("needs ?volumeId=vol-");
+  }
+
+  private java.net.http.HttpResponse<String> post(String path) throws Exception {
+    try (var http = java.net.http.HttpClient.newHttpClient()) {
+      return http.send(java.net.http.HttpRequest.newBuilder(proxy.endpoint().resolve(path))
+          .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
+  @Test
   void snapshotIsPendingWithProgressThenCompleted() {
     String volumeId = availableVolume(10);
 

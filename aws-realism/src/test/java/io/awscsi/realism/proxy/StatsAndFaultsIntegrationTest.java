@@ -101,6 +101,36 @@ class StatsAndFaultsIntegrationTest {
     assertThat(fault.hits()).isEqualTo(2);
   }
 
+  @Test
+  void faultsAreAddedAndClearedOverHttpForProcessesOutside() throws Exception {
+    String refused = ec2.createVolume(r -> r.availabilityZone("us-east-1a").size(1)).volumeId();
+    String other = ec2.createVolume(r -> r.availabilityZone("us-east-1a").size(1)).volumeId();
+    HttpResponse<String> added = send("POST", "/realism/faults", "{\"service\":\"ec2\",\"action\":\"DescribeVolumes\","
+        + "\"status\":400,\"code\":\"UnauthorizedOperation\",\"message\":\"not for you\",\"times\":0,"
+        + "\"params\":{\"VolumeId.1\":\"" + refused + "\"}}");
+    assertThat(added.statusCode()).isEqualTo(200);
+
+    assertThatThrownBy(() -> ec2.describeVolumes(r -> r.volumeIds(refused)))
+        .isInstanceOfSatisfying(Ec2Exception.class, e -> {
+          assertThat(e.awsErrorDetails().errorCode()).isEqualTo("UnauthorizedOperation");
+          assertThat(e.awsErrorDetails().errorMessage()).isEqualTo("not for you");
+        });
+    assertThat(ec2.describeVolumes(r -> r.volumeIds(other)).volumes()).hasSize(1);
+
+    assertThat(send("DELETE", "/realism/faults", "").statusCode()).isEqualTo(200);
+    assertThat(ec2.describeVolumes(r -> r.volumeIds(refused)).volumes()).hasSize(1);
+    HttpResponse<String> bad = send("POST", "/realism/faults", "{\"service\":\"ec2\"}");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("bad fault");
+  }
+
+  private HttpResponse<String> send(String method, String path, String body) throws Exception {
+    try (var http = HttpClient.newHttpClient()) {
+      return http.send(HttpRequest.newBuilder(proxy.endpoint().resolve(path))
+          .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
   private static String get(URI uri) throws Exception {
     try (var http = HttpClient.newHttpClient()) {
       return http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString()).body();

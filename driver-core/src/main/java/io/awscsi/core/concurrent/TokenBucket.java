@@ -4,25 +4,28 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * A client-side token bucket for one AWS API action, shaped like the service's own (a burst capacity and a refill
- * rate), so the driver waits here instead of being answered with a throttling error. Callers reserve a token and
- * sleep until it is theirs, which serves them in arrival order; how a caller waits (and against which deadline) is
- * the caller's: the EBS and EFS facades each bound it by their call's deadline.
+ * A token bucket: a burst capacity refilled continuously at a rate, one call taking one token; thread-safe. It serves
+ * both sides of an API's rate limit: {@link #tryAcquire} refuses a call when the bucket is empty (how an API
+ * throttles, e.g. the EC2 realism layer), {@link #reserve} takes a token now, into debt when none is left, and says
+ * how long the caller must wait for it (how a client paces itself, e.g. the EBS controller's EC2 calls; callers are
+ * then served in arrival order).
  */
 public final class TokenBucket {
 
   private final double capacity;
-  private final double refillPerNano;
+  private final double refillPerSecond;
   private final LongSupplier nanoClock;
   private double tokens;
   private long lastRefill;
 
+  /** A full bucket; {@code nanoClock} gives the time in nanoseconds (System::nanoTime, or a test's clock). */
   public TokenBucket(double capacity, double refillPerSecond, LongSupplier nanoClock) {
-    if (capacity < 1 || refillPerSecond <= 0) {
-      throw new IllegalArgumentException("a token bucket needs capacity >= 1 and a positive refill rate");
+    if (!(capacity >= 1) || !(refillPerSecond > 0)) {
+      throw new IllegalArgumentException("a token bucket needs capacity >= 1 and a positive refill rate, got "
+          + capacity + " and " + refillPerSecond);
     }
     this.capacity = capacity;
-    this.refillPerNano = refillPerSecond / 1e9;
+    this.refillPerSecond = refillPerSecond;
     this.nanoClock = nanoClock;
     this.tokens = capacity;
     this.lastRefill = nanoClock.getAsLong();
@@ -32,11 +35,21 @@ public final class TokenBucket {
     this(capacity, refillPerSecond, System::nanoTime);
   }
 
+  /** Takes a token if a whole one is left; false means the call is refused (throttled). */
+  public synchronized boolean tryAcquire() {
+    refill();
+    if (tokens >= 1) {
+      tokens -= 1;
+      return true;
+    }
+    return false;
+  }
+
   /** Takes one token and returns how long the caller must wait before using it (zero when one was available). */
   public synchronized Duration reserve() {
     refill();
     tokens -= 1;
-    return tokens >= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(-tokens / refillPerNano));
+    return tokens >= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(-tokens / refillPerSecond * 1e9));
   }
 
   /** Gives back a reserved token the caller will not use. */
@@ -45,23 +58,33 @@ public final class TokenBucket {
   }
 
   /**
-   * Empties the bucket after the service throttled a call anyway (another client shares the account's bucket): the next
-   * callers wait for a refill instead of spending EC2's tokens that are already gone.
+   * Empties the bucket, e.g. after the server throttled a call anyway (another client shares its bucket): the next
+   * callers wait for a refill instead of spending tokens that are already gone. A debt is kept.
    */
   public synchronized void drain() {
     refill();
     tokens = Math.min(tokens, 0);
   }
 
-  /** Tokens now; negative while callers wait for reserved ones. */
+  /** Tokens available now: fractional while refilling, negative while reservations are waiting. */
   public synchronized double available() {
     refill();
     return tokens;
   }
 
+  public double capacity() {
+    return capacity;
+  }
+
+  public double refillPerSecond() {
+    return refillPerSecond;
+  }
+
   private void refill() {
     long now = nanoClock.getAsLong();
-    tokens = Math.min(capacity, tokens + (now - lastRefill) * refillPerNano);
-    lastRefill = now;
+    if (now > lastRefill) { // a clock set back (a test's) refills nothing
+      tokens = Math.min(capacity, tokens + (now - lastRefill) / 1e9 * refillPerSecond);
+      lastRefill = now;
+    }
   }
 }

@@ -54,11 +54,13 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
   private final NodeProvider provider;
   private final InFlightGuard inFlight;
   private final NodeVolumeTracker tracker;
+  private final EdgeIds ids;
   private final List<NodeServiceCapability> capabilities;
 
   public NodeService(NodeProvider provider, InFlightGuard inFlight) {
     this.provider = provider;
     this.inFlight = inFlight;
+    this.ids = new EdgeIds(provider.ids());
     this.tracker = new NodeVolumeTracker(new VolumeLifecycle(provider.stager().isPresent()));
     this.capabilities = capabilities(provider).stream()
         .map(t -> NodeServiceCapability.newBuilder().setRpc(NodeServiceCapability.RPC.newBuilder().setType(t)).build())
@@ -103,6 +105,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       Path staging = RequestParser.path(request.getStagingTargetPath(), "staging_target_path");
       VolumeCapability cap = RequestParser.requiredCapability(request.getVolumeCapability(),
           request.hasVolumeCapability(), "volume_capability");
+      ids.volume(volumeId, "volume_id");
       String fingerprint = cap + "|" + request.getPublishContextMap();
       try (var lease = inFlight.acquire(volumeId, "NodeStageVolume")) {
         if (proceed(Operation.NODE_STAGE, volumeId, staging.toString(), fingerprint)) {
@@ -121,6 +124,9 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       VolumeStager stager = stager("NodeUnstageVolume");
       String volumeId = required(request.getVolumeId(), "volume_id");
       Path staging = RequestParser.path(request.getStagingTargetPath(), "staging_target_path");
+      if (ids.volumeCannotExist(volumeId, "NodeUnstageVolume")) {
+        return NodeUnstageVolumeResponse.getDefaultInstance(); // never staged here: nothing at the path is its
+      }
       try (var lease = inFlight.acquire(volumeId, "NodeUnstageVolume")) {
         rejectIfRefused(Operation.NODE_UNSTAGE, volumeId, staging.toString());
         stager.unstage(volumeId, staging);
@@ -144,6 +150,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
             + ": this driver stages volumes, so NodeStageVolume must succeed first and its path be passed here");
       }
       Path staging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
+      ids.volume(volumeId, "volume_id");
       String fingerprint = cap + "|" + request.getReadonly() + "|" + staging + "|" + request.getVolumeContextMap();
       try (var lease = inFlight.acquire(volumeId, "NodePublishVolume")) {
         if (proceed(Operation.NODE_PUBLISH, volumeId, target.toString(), fingerprint)) {
@@ -162,6 +169,9 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       String volumeId = required(request.getVolumeId(), "volume_id");
       Path target = RequestParser.path(request.getTargetPath(), "target_path");
+      if (ids.volumeCannotExist(volumeId, "NodeUnpublishVolume")) {
+        return NodeUnpublishVolumeResponse.getDefaultInstance(); // never published here: nothing at the path is its
+      }
       try (var lease = inFlight.acquire(volumeId, "NodeUnpublishVolume")) {
         rejectIfRefused(Operation.NODE_UNPUBLISH, volumeId, target.toString());
         provider.publisher().unpublish(volumeId, target);
@@ -176,6 +186,8 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       var expander = provider.expander().orElseThrow(() -> unimplemented("NodeExpandVolume"));
       String volumeId = required(request.getVolumeId(), "volume_id");
+      required(request.getVolumePath(), "volume_path");
+      ids.volume(volumeId, "volume_id");
       Path volumePath = publishedPath(request.getVolumePath(), volumeId);
       Path staging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
       VolumeCapability cap = request.hasVolumeCapability()
@@ -194,6 +206,8 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       var reader = provider.stats().orElseThrow(() -> unimplemented("NodeGetVolumeStats"));
       String volumeId = required(request.getVolumeId(), "volume_id");
+      required(request.getVolumePath(), "volume_path");
+      ids.volume(volumeId, "volume_id");
       Path volumePath = publishedPath(request.getVolumePath(), volumeId);
       VolumeStats stats = reader.stats(volumeId, volumePath);
       NodeGetVolumeStatsResponse.Builder b = NodeGetVolumeStatsResponse.newBuilder();

@@ -23,7 +23,9 @@ public enum HostTool {
   XFS_REPAIR("xfs_repair", "xfsprogs"),
   STAT("stat", "coreutils"),
   NVME("nvme", "nvme-cli"),
-  MOUNT_EFS("mount.efs", "amazon-efs-utils");
+  MOUNT_EFS("mount.efs", "amazon-efs-utils"),
+  /** Long-running: the EFS node keeps it running ({@link SupervisedProcess}), it restarts the TLS proxies of mounts. */
+  EFS_MOUNT_WATCHDOG("amazon-efs-mount-watchdog", "amazon-efs-utils");
 
   private final String executable;
   private final String imagePackage;

@@ -5,7 +5,8 @@ package io.awscsi.core.host;
  * build it over a recording runner or over real tools.
  */
 public record HostTools(
-    CommandRunner runner, Mounter mounter, Formatter formatter, FsResizer resizer, FsStats stats, LoopDevices loops) {
+    CommandRunner runner, Mounter mounter, Formatter formatter, FsResizer resizer, FsStats stats, LoopDevices loops,
+    DeviceAccess devices) {
 
   /** Real tools found on PATH and the system directories, the real mount table. */
   public static HostTools create() {
@@ -16,6 +17,6 @@ public record HostTools(
   public static HostTools over(CommandRunner runner) {
     var stats = new FsStats(runner);
     return new HostTools(runner, LinuxMounter.create(runner), new Formatter(runner), new FsResizer(runner, stats),
-        stats, new LoopDevices(runner));
+        stats, new LoopDevices(runner), new DeviceAccess(runner));
   }
 }

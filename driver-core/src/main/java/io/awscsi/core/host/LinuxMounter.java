@@ -80,7 +80,7 @@ public final class LinuxMounter implements Mounter {
   }
 
   @Override
-  public void mount(String source, Path target, String fsType, List<String> options) {
+  public void mount(String source, Path target, String fsType, List<String> options, Duration timeout) {
     var arguments = new ArrayList<String>();
     arguments.add("-t");
     arguments.add(fsType);
@@ -90,18 +90,26 @@ public final class LinuxMounter implements Mounter {
     }
     arguments.add(source);
     arguments.add(target.toString());
-    runner.run(Command.of(HostTool.MOUNT, arguments));
+    runner.run(Command.of(HostTool.MOUNT, arguments).withTimeout(timeout));
     LOG.info("mounted {} ({}) at {} with options {}", source, fsType, target, options);
   }
 
   @Override
   public void bindMount(Path source, Path target, boolean readOnly, List<String> options) {
+    if (readOnly && options.contains("rw")) {
+      // Callers refuse this combination with the field named (MountOptions.checkReadOnly); reaching here is a bug.
+      throw new IllegalArgumentException("a read-only bind mount of " + source + " cannot take the option rw");
+    }
     runner.run(Command.of(HostTool.MOUNT, "-o", "bind", source.toString(), target.toString()));
     var flags = new ArrayList<String>();
-    if (readOnly && !options.contains("ro")) {
-      flags.add("ro");
+    for (var option : options) {
+      if (!option.equals("ro")) {
+        flags.add(option);
+      }
     }
-    flags.addAll(options);
+    if (readOnly || options.contains("ro")) {
+      flags.add("ro"); // last: mount(8) applies options in order, so nothing after it can make the view writable
+    }
     if (!flags.isEmpty()) {
       try {
         runner.run(Command.of(HostTool.MOUNT, "-o", "remount,bind," + String.join(",", flags), target.toString()));
@@ -109,6 +117,12 @@ public final class LinuxMounter implements Mounter {
         // A bind without its flags (a writable view of a read-only volume) must not stay behind.
         undoBind(target, e);
         throw e;
+      }
+      if (flags.contains("ro") && findMount(target).filter(mount -> !mount.readOnly()).isPresent()) {
+        // Never leave a writable view of what was asked read-only, whatever mount(8) did with the options.
+        runner.run(Command.of(HostTool.UMOUNT, target.toString()));
+        throw new IllegalStateException("the kernel still reports " + target + " read-write after the read-only "
+            + "remount; the bind was undone");
       }
     }
     LOG.info("bind-mounted {} at {} with options {}", source, target, flags);

@@ -152,6 +152,27 @@ public final class MountOptions {
     return List.copyOf(accepted);
   }
 
+  /**
+   * A read-only mount is read-only whatever its options say: {@code rw} with a read-only publish (or a read-only
+   * access mode) is a contradiction the caller must resolve, not something for the last option to decide.
+   *
+   * @param options options as given (an entry may itself hold several comma-separated options)
+   * @throws InvalidMountOptionException naming {@code rw} when {@code readOnly}
+   */
+  public static void checkReadOnly(boolean readOnly, Collection<String> options) {
+    if (!readOnly) {
+      return;
+    }
+    for (var entry : options) {
+      for (var option : split(entry)) {
+        if (option.strip().equalsIgnoreCase("rw")) {
+          throw new InvalidMountOptionException(option, "mount option \"rw\" conflicts with a read-only publish "
+              + "(readonly or a read-only access mode): remove rw from the mountOptions, or publish read-write");
+        }
+      }
+    }
+  }
+
   private static void check(Family family, String option) {
     if (option.isEmpty() || option.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
       throw new InvalidMountOptionException(option,

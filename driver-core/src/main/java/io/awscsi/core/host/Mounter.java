@@ -20,13 +20,52 @@ public interface Mounter {
   /** What is at the path; a stat that fails with ENOTCONN, ESTALE or EIO, or hangs, reports {@code Corrupted}. */
   MountState inspect(Path path);
 
+  /**
+   * The mount whose file system holds the path (the path's own mount when it is a mount point): the topmost mount
+   * whose mount point is the longest prefix of the path's real location (its nearest existing ancestor's, when the
+   * path does not exist yet).
+   */
+  default Optional<MountInfo> mountContaining(Path path) {
+    Path real = path.toAbsolutePath().normalize();
+    Path existing = real;
+    while (existing != null && !java.nio.file.Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return Optional.empty();
+    }
+    try {
+      real = existing.toRealPath().resolve(existing.relativize(real));
+    } catch (java.io.IOException e) {
+      return Optional.empty();
+    }
+    MountInfo best = null;
+    for (MountInfo mount : mounts()) {
+      if (real.startsWith(mount.mountPoint())
+          && (best == null || mount.mountPoint().getNameCount() >= best.mountPoint().getNameCount())) {
+        best = mount;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
   /** Whether something (healthy or corrupted) is mounted on the path. */
   default boolean isMountPoint(Path path) {
     return inspect(path).isMountPoint();
   }
 
-  /** {@code mount -t fsType [-o options] source target}. */
-  void mount(String source, Path target, String fsType, List<String> options);
+  /** {@code mount -t fsType [-o options] source target}, within the command runner's default timeout. */
+  default void mount(String source, Path target, String fsType, List<String> options) {
+    mount(source, target, fsType, options, Command.DEFAULT_TIMEOUT);
+  }
+
+  /**
+   * {@code mount -t fsType [-o options] source target}; a mount still running after {@code timeout} (an NFS server
+   * that does not answer) is killed with the helpers it started.
+   *
+   * @throws CommandException.TimedOut when it did not finish in time
+   */
+  void mount(String source, Path target, String fsType, List<String> options, Duration timeout);
 
   /**
    * Bind-mounts a directory or a device file. Per-mount flags such as {@code ro} cannot be set by the bind itself,

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -87,15 +88,25 @@ public final class ProcessCommandRunner implements CommandRunner {
   }
 
   private Path locate(Command command) {
-    var name = command.tool().executable();
+    return find(command.tool()).orElseThrow(() -> new CommandException.NotStarted(command,
+        command.tool().executable() + " is not installed (searched " + searchPath + "); install the package "
+            + command.tool().imagePackage(), null));
+  }
+
+  /** Where the tool is installed on this runner's search path, the same lookup {@link #run} makes. */
+  public Optional<Path> find(HostTool tool) {
     for (var directory : searchPath) {
-      var candidate = directory.resolve(name);
+      var candidate = directory.resolve(tool.executable());
       if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        return candidate;
+        return Optional.of(candidate);
       }
     }
-    throw new CommandException.NotStarted(command, name + " is not installed (searched " + searchPath
-        + "); install the package " + command.tool().imagePackage(), null);
+    return Optional.empty();
+  }
+
+  /** The directories searched, in order. */
+  public List<Path> searchPath() {
+    return searchPath;
   }
 
   /** Descendants first: once the parent is gone they are re-parented and can no longer be found from it. */

@@ -11,25 +11,27 @@ import csi.v1.Csi;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The CSI spec's message types, read from the descriptor set the proto build embeds ({@code csi/v1/csi.desc}, with
- * its imports). The generated classes are protobuf-lite and carry no descriptors, so this is what the JSON printer and
- * parser walk. Loaded on first use only: a node at info level never reads it.
+ * its imports), and those of the kubelet's plugin registration API ({@code pluginregistration/api.desc}). The
+ * generated classes are protobuf-lite and carry no descriptors, so this is what the JSON printer and parser walk.
+ * Loaded on first use only: a node at info level never reads it.
  */
 public final class CsiSchema {
 
-  private static final String RESOURCE = "/csi/v1/csi.desc";
+  private static final List<String> RESOURCES = List.of("/csi/v1/csi.desc", "/pluginregistration/api.desc");
 
   private final Map<String, DescriptorProto> messages = new HashMap<>();
   private final Map<String, EnumDescriptorProto> enums = new HashMap<>();
   private final List<FileDescriptorProto> files;
 
-  private CsiSchema(FileDescriptorSet set) {
-    this.files = set.getFileList();
+  private CsiSchema(List<FileDescriptorProto> files) {
+    this.files = files;
     for (FileDescriptorProto file : files) {
       String prefix = file.getPackage().isEmpty() ? "" : file.getPackage() + ".";
       file.getMessageTypeList().forEach(m -> index(prefix, m));
@@ -47,16 +49,20 @@ public final class CsiSchema {
   }
 
   private static CsiSchema load() {
-    try (InputStream in = CsiSchema.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is missing from the class path (built by the proto module)");
+    ExtensionRegistryLite registry = ExtensionRegistryLite.newInstance();
+    Csi.registerAllExtensions(registry);
+    List<FileDescriptorProto> files = new ArrayList<>();
+    for (String resource : RESOURCES) {
+      try (InputStream in = CsiSchema.class.getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException(resource + " is missing from the class path (built by the proto module)");
+        }
+        files.addAll(FileDescriptorSet.parseFrom(in, registry).getFileList());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + resource, e);
       }
-      ExtensionRegistryLite registry = ExtensionRegistryLite.newInstance();
-      Csi.registerAllExtensions(registry);
-      return new CsiSchema(FileDescriptorSet.parseFrom(in, registry));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + RESOURCE, e);
     }
+    return new CsiSchema(List.copyOf(files));
   }
 
   private void index(String prefix, DescriptorProto message) {
@@ -66,7 +72,7 @@ public final class CsiSchema {
     message.getEnumTypeList().forEach(e -> enums.put(name + "." + e.getName(), e));
   }
 
-  /** The files of the set: csi.proto and what it imports. */
+  /** The files of the sets: csi.proto and what it imports, and the registration API's api.proto. */
   public List<FileDescriptorProto> files() {
     return files;
   }

@@ -50,7 +50,7 @@ public final class VolumeLifecycle {
           case FIRST -> proceed(VolumeState.PUBLISHED);
           case SAME -> new Decision.AlreadyDone();
           case CONFLICTING -> reject(new DriverError.AlreadyExists("volume " + volumeId
-              + " is already published at this target path with another capability or read-only flag"));
+              + " is already published at this target_path with another capability or read-only flag"));
         };
         case UNKNOWN -> throw new IllegalStateException("handled above");
       };

@@ -21,7 +21,7 @@ import org.apache.logging.log4j.ThreadContext;
  */
 public final class CallRecordingInterceptor implements ServerInterceptor {
 
-  private static final Logger LOG = LogManager.getLogger("csi.calls");
+  private static final Logger LOG = LogManager.getLogger(CallLogLine.LOGGER);
   /** The counter of CSI calls served (method, grpc_code). */
   public static final String CALLS_METRIC = "csi_operations_total";
 
@@ -113,27 +113,13 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
     ThreadContext.put("durationMs", Long.toString(nanos / 1_000_000));
     ThreadContext.put("grpcCode", code);
     try {
-      StringBuilder line = new StringBuilder(160).append(method).append(':');
-      if (!state.volumeId.isEmpty()) {
-        line.append(" volume=").append(state.volumeId);
-      } else if (!state.name.isEmpty()) {
-        line.append(" name=").append(state.name);
-      }
-      if (!state.nodeId.isEmpty()) {
-        line.append(" node=").append(state.nodeId);
-      }
-      line.append(" duration=").append(nanos / 1_000_000).append("ms outcome=").append(code);
-      if (status.getDescription() != null) {
-        line.append(" error=\"").append(status.getDescription()).append('"');
-      }
-      if (state.response != null) {
-        line.append(" response={").append(state.response).append('}');
-      }
+      String line = CallLogLine.message(method, state.volumeId, state.name, state.nodeId, nanos / 1_000_000, code,
+          status.getDescription(), state.response);
       Throwable failure = state.failure;
       if (failure != null && level == Level.ERROR) {
-        LOG.log(level, line.toString(), failure);
+        LOG.log(level, line, failure);
       } else {
-        LOG.log(level, line.toString());
+        LOG.log(level, line);
       }
     } finally {
       ThreadContext.removeAll(java.util.List.of("rpc", "volumeId", "nodeId", "durationMs", "grpcCode"));

@@ -23,12 +23,25 @@ public final class CallBudget {
 
   /** The instant by which the current call's work must be done. */
   public static Instant deadline(Duration fallback) {
+    return Instant.now().plus(budget(fallback));
+  }
+
+  /**
+   * The time left for a local wait started now (a mount, a Kubernetes read): the budget until {@link #deadline}, and
+   * never less than {@link #MIN_MARGIN}, so that a nearly spent deadline still gets an answer from the wait itself.
+   */
+  public static Duration remaining(Duration fallback) {
+    Duration left = budget(fallback);
+    return left.compareTo(MIN_MARGIN) < 0 ? MIN_MARGIN : left;
+  }
+
+  private static Duration budget(Duration fallback) {
     Deadline grpc = Context.current().getDeadline();
     if (grpc == null) {
-      return Instant.now().plus(fallback);
+      return fallback;
     }
     Duration left = Duration.ofNanos(Math.max(0, grpc.timeRemaining(TimeUnit.NANOSECONDS)));
-    return Instant.now().plus(left.minus(margin(left)));
+    return left.minus(margin(left));
   }
 
   /** A tenth of {@code left}, within [{@link #MIN_MARGIN}, {@link #MAX_MARGIN}] and never more than {@code left}. */

@@ -22,6 +22,14 @@ public interface NodeProvider {
     return Optional.empty();
   }
 
+  /**
+   * The shape of this driver's volume ids, checked before any part is called: an id that cannot be one of the
+   * driver's never reaches a path, a device name or a command.
+   */
+  default IdSyntax ids() {
+    return IdSyntax.ANY;
+  }
+
   /** Whether publish honours a VolumeCapability's volume_mount_group (VOLUME_MOUNT_GROUP). */
   default boolean supportsVolumeMountGroup() {
     return false;

@@ -4,6 +4,7 @@ import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.awscsi.core.provider.Readiness;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -11,7 +12,9 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,12 +35,14 @@ public final class CsiServer implements AutoCloseable {
   private final Server server;
   private final EventLoopGroup eventLoop;
   private final ExecutorService handlers;
+  private final Object socketIdentity;
 
   private CsiServer(CsiEndpoint endpoint, Server server, EventLoopGroup eventLoop, ExecutorService handlers) {
     this.endpoint = endpoint;
     this.server = server;
     this.eventLoop = eventLoop;
     this.handlers = handlers;
+    this.socketIdentity = SocketFile.identity(endpoint.socketPath());
   }
 
   public static CsiServer start(CsiEndpoint endpoint, List<BindableService> services,
@@ -46,7 +51,20 @@ public final class CsiServer implements AutoCloseable {
     // One event-loop thread is plenty for a local socket with a handful of clients (kubelet and sidecars).
     EventLoopGroup eventLoop = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     ExecutorService handlers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("csi-call-", 0).factory());
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new DomainSocketAddress(endpoint.socketPath().toFile()))
+    Server server;
+    try {
+      server = serve(endpoint.socketPath(), services, interceptors, eventLoop, handlers);
+    } catch (IOException | RuntimeException e) {
+      eventLoop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      handlers.shutdownNow();
+      throw new IOException("cannot serve on " + endpoint + ": " + e.getMessage(), e);
+    }
+    return new CsiServer(endpoint, server, eventLoop, handlers);
+  }
+
+  private static Server serve(Path socket, List<BindableService> services, List<ServerInterceptor> interceptors,
+      EventLoopGroup eventLoop, ExecutorService handlers) throws IOException {
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toFile()))
         .channelType(EpollServerDomainSocketChannel.class)
         .bossEventLoopGroup(eventLoop)
         .workerEventLoopGroup(eventLoop)
@@ -54,15 +72,30 @@ public final class CsiServer implements AutoCloseable {
     for (BindableService service : services) {
       builder.addService(ServerInterceptors.intercept(service, interceptors));
     }
-    Server server;
-    try {
-      server = builder.build().start();
-    } catch (IOException | RuntimeException e) {
-      eventLoop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      handlers.shutdownNow();
-      throw new IOException("cannot serve on " + endpoint + ": " + e.getMessage(), e);
+    return builder.build().start();
+  }
+
+  /**
+   * Serves {@code service} on another Unix socket bound at {@code socket}, on this server's event-loop and handler
+   * threads (it adds none), without the CSI call interceptors. The caller stops it before this server. Closing it
+   * unlinks whatever is at {@code socket} then (Netty does), so a caller that moves the socket elsewhere binds it at a
+   * temporary path.
+   */
+  public Server serveAlso(Path socket, BindableService service) throws IOException {
+    return serve(socket, List.of(service), List.of(), eventLoop, handlers);
+  }
+
+  /**
+   * Not ready once the socket file this server bound is gone or another file took its path (a wiped plugin
+   * directory): callers can no longer reach the server, and only a restart binds it again. The livenessprobe
+   * sidecar notices the same through its Probe call over the socket.
+   */
+  public Readiness socketReadiness() {
+    if (socketIdentity != null && !Objects.equals(socketIdentity, SocketFile.identity(endpoint.socketPath()))) {
+      return new Readiness.NotReady("the CSI socket " + endpoint.socketPath() + " was removed or replaced; nothing"
+          + " reaches this process until it is restarted");
     }
-    return new CsiServer(endpoint, server, eventLoop, handlers);
+    return Readiness.ready();
   }
 
   public CsiEndpoint endpoint() {

@@ -7,18 +7,23 @@ import io.awscsi.core.inflight.InFlightGuard;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.DriverProvider;
+import io.awscsi.core.provider.Readiness;
 import io.grpc.BindableService;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * One driver serving: the CSI services the provider's mode offers on the socket, and the optional HTTP endpoint.
- * Closing it shuts the server down gracefully and releases the provider's resources.
+ * One driver serving: the CSI services the provider's mode offers on the socket, the optional HTTP endpoint, and the
+ * in-process sidecars started on it. Closing it closes the sidecars, shuts the server down gracefully and releases
+ * the provider's resources.
  */
 public final class DriverRuntime implements AutoCloseable {
 
@@ -28,12 +33,15 @@ public final class DriverRuntime implements AutoCloseable {
   private final CsiServer server;
   private final HttpEndpoint http;
   private final Duration grace;
+  private final List<InProcessSidecar> sidecars;
 
-  private DriverRuntime(DriverProvider provider, CsiServer server, HttpEndpoint http, Duration grace) {
+  private DriverRuntime(DriverProvider provider, CsiServer server, HttpEndpoint http, Duration grace,
+      List<InProcessSidecar> sidecars) {
     this.provider = provider;
     this.server = server;
     this.http = http;
     this.grace = grace;
+    this.sidecars = sidecars;
   }
 
   /** {@code httpAddress} may be null (no HTTP endpoint). */
@@ -46,10 +54,12 @@ public final class DriverRuntime implements AutoCloseable {
     provider.controller().ifPresent(c -> services.add(new ControllerService(c, inFlight)));
     provider.node().ifPresent(n -> services.add(new NodeService(n, inFlight)));
     CsiServer server = CsiServer.start(endpoint, services, List.of(new CallRecordingInterceptor(metrics)));
+    List<InProcessSidecar> sidecars = new CopyOnWriteArrayList<>();
     HttpEndpoint http = null;
     if (httpAddress != null) {
       try {
-        http = HttpEndpoint.start(httpAddress, identity::liveness, identity::readiness, metrics);
+        http = HttpEndpoint.start(httpAddress, liveness(identity, server, sidecars),
+            readiness(identity, server, sidecars), metrics);
       } catch (IOException e) {
         server.shutdown(Duration.ZERO);
         throw new IOException("cannot serve --http-endpoint " + httpAddress + ": " + e.getMessage(), e);
@@ -58,7 +68,35 @@ public final class DriverRuntime implements AutoCloseable {
     LOG.info("serving {} {} on {} (controller={}, node={}){}", provider.driverName(), provider.version(), endpoint,
         provider.controller().isPresent(), provider.node().isPresent(),
         http == null ? "" : ", http on " + http.address());
-    return new DriverRuntime(provider, server, http, shutdownGrace);
+    return new DriverRuntime(provider, server, http, shutdownGrace, sidecars);
+  }
+
+  /** {@code /livez} and {@code /healthz}: the process serves, its CSI socket is in place, so are its sidecars. */
+  private static Supplier<Readiness> liveness(IdentityService identity, CsiServer server,
+      List<InProcessSidecar> sidecars) {
+    return () -> firstNotReady(identity.liveness(), server, sidecars, InProcessSidecar::liveness);
+  }
+
+  /** {@code /readyz}: live, the provider ready, and each in-process sidecar ready. */
+  private static Supplier<Readiness> readiness(IdentityService identity, CsiServer server,
+      List<InProcessSidecar> sidecars) {
+    return () -> firstNotReady(identity.readiness(), server, sidecars, InProcessSidecar::readiness);
+  }
+
+  private static Readiness firstNotReady(Readiness provider, CsiServer server, List<InProcessSidecar> sidecars,
+      Function<InProcessSidecar, Readiness> check) {
+    Readiness r = provider instanceof Readiness.Ready ? server.socketReadiness() : provider;
+    for (int i = 0; i < sidecars.size() && r instanceof Readiness.Ready; i++) {
+      r = check.apply(sidecars.get(i));
+    }
+    return r;
+  }
+
+  /** Starts an in-process sidecar on this runtime's threads; closed (first) when the runtime closes. */
+  public InProcessSidecar startSidecar(InProcessSidecar.Factory factory) throws IOException {
+    InProcessSidecar sidecar = factory.start(server::serveAlso);
+    sidecars.add(sidecar);
+    return sidecar;
   }
 
   public CsiEndpoint endpoint() {
@@ -76,6 +114,10 @@ public final class DriverRuntime implements AutoCloseable {
   @Override
   public void close() {
     LOG.info("shutting down: no new calls; running calls have {} s to finish", grace.toSeconds());
+    // A sidecar's socket goes first, as the sidecar containers' do on SIGTERM (the kubelet deregisters the driver).
+    for (InProcessSidecar sidecar : sidecars.reversed()) {
+      sidecar.close();
+    }
     if (http != null) {
       http.close();
     }

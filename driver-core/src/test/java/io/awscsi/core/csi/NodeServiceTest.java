@@ -21,6 +21,7 @@ import csi.v1.NodeUnpublishVolumeRequest;
 import csi.v1.NodeUnstageVolumeRequest;
 import csi.v1.VolumeCapability;
 import csi.v1.VolumeUsage;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.VolumeStats;
 import io.awscsi.core.testing.CallGate;
 import io.awscsi.core.testing.FakeControllerProvider;
@@ -401,5 +402,37 @@ class NodeServiceTest {
     assertThat(stager.staged()).hasSize(1);
     node.nodePublishVolume(publish(TARGET, false));
     assertThat(publisher.published()).hasSize(1);
+  }
+
+  /** Ids of the shape "vol-" and 17 hex digits only, as the EBS node's. */
+  private static final IdSyntax VOL_IDS = new IdSyntax() {
+    @Override
+    public java.util.Optional<String> volumeIdProblem(String id) {
+      return id.matches("vol-[0-9a-f]{17}") ? java.util.Optional.empty() : java.util.Optional.of("not vol-<17 hex>");
+    }
+  };
+
+  @Test
+  void anIdThatCannotBeTheDriversIsNotFoundAtOnceAndNeverReachesAPart() {
+    NodeBlockingStub node = node(everyPart().withIds(VOL_IDS));
+    String bad = "vol-../../x";
+
+    for (Consumer<NodeBlockingStub> call : List.<Consumer<NodeBlockingStub>>of(
+        n -> n.nodeStageVolume(stage(EXT4).toBuilder().setVolumeId(bad).build()),
+        n -> n.nodePublishVolume(publish(TARGET, false).toBuilder().setVolumeId(bad).build()),
+        n -> n.nodeExpandVolume(NodeExpandVolumeRequest.newBuilder().setVolumeId(bad).setVolumePath(TARGET).build()),
+        n -> n.nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder().setVolumeId(bad).setVolumePath(TARGET)
+            .build()))) {
+      Status status = statusOf(() -> call.accept(node));
+      assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
+      assertThat(status.getDescription()).contains("volume_id").contains("\"vol-../../x\"");
+    }
+    node.nodeUnpublishVolume(unpublish(TARGET).toBuilder().setVolumeId(bad).build());
+    node.nodeUnstageVolume(unstage().toBuilder().setVolumeId(bad).build());
+
+    assertThat(stager.staged()).isEmpty();
+    assertThat(stager.unstaged()).isEmpty();
+    assertThat(publisher.published()).isEmpty();
+    assertThat(publisher.unpublished()).isEmpty();
   }
 }

@@ -57,7 +57,40 @@ class LinuxMounterTest {
 
     assertThat(runner.commandLines()).containsExactly(
         "mount -o bind /staging " + target,
-        "mount -o remount,bind,ro,noatime " + target);
+        "mount -o remount,bind,noatime,ro " + target);
+  }
+
+  @Test
+  void readOnlyGoesLastSoNoFlagCanMakeTheViewWritable() {
+    mounter.bindMount(Path.of("/staging"), target, false, List.of("ro", "nosuid"));
+
+    assertThat(runner.commandLines()).containsExactly(
+        "mount -o bind /staging " + target,
+        "mount -o remount,bind,nosuid,ro " + target);
+  }
+
+  @Test
+  void aReadOnlyBindWithRwIsRefusedBeforeAnythingRuns() {
+    assertThatThrownBy(() -> mounter.bindMount(Path.of("/staging"), target, true, List.of("rw")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(runner.commands()).isEmpty();
+  }
+
+  @Test
+  void aBindTheKernelStillShowsWritableIsUndone() throws IOException {
+    runner.on(command -> command.arguments().size() > 1 && command.arguments().get(1).startsWith("remount"),
+        command -> {
+          try {
+            mountedAt(target, "/dev/loop3"); // the remount "succeeded" but the mount is read-write
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+          return Reply.ok("");
+        });
+
+    assertThatThrownBy(() -> mounter.bindMount(Path.of("/staging"), target, true, List.of()))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("read-write after the read-only remount");
+    assertThat(runner.commandLines()).last().isEqualTo("umount " + target);
   }
 
   @Test

@@ -88,4 +88,14 @@ class MountOptionsTest {
   void hasNoFamilyForUnknownTypes() {
     assertThat(Family.of("btrfs")).isEmpty();
   }
+
+  @Test
+  void rwContradictsAReadOnlyMountWhereverItIsWritten() {
+    for (var options : List.of(List.of("rw"), List.of("nosuid", "rw"), List.of("nosuid,rw"), List.of("RW"))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> MountOptions.checkReadOnly(true, options))
+          .as(options.toString()).isInstanceOf(InvalidMountOptionException.class).hasMessageContaining("rw");
+    }
+    MountOptions.checkReadOnly(false, List.of("rw"));
+    MountOptions.checkReadOnly(true, List.of("ro", "nosuid", "noatime"));
+  }
 }

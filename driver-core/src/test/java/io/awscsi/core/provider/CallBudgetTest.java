@@ -37,4 +37,25 @@ class CallBudgetTest {
 
     assertThat(budget).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(31));
   }
+
+  @Test
+  void theTimeLeftForAWaitIsTheBudgetAndNeverLessThanTheMinimumMargin() throws Exception {
+    var timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      Duration eightSeconds = Context.current().withDeadline(Deadline.after(8, TimeUnit.SECONDS), timer)
+          .call(() -> CallBudget.remaining(Duration.ofMinutes(2)));
+      Duration spent = Context.current().withDeadline(Deadline.after(1, TimeUnit.MILLISECONDS), timer)
+          .call(() -> {
+            Thread.sleep(5);
+            return CallBudget.remaining(Duration.ofMinutes(2));
+          });
+
+      assertThat(eightSeconds).isBetween(Duration.ofMillis(7000), Duration.ofMillis(7200));
+      assertThat(spent).isEqualTo(CallBudget.MIN_MARGIN);
+      assertThat(CallBudget.remaining(Duration.ofSeconds(30))).isBetween(Duration.ofSeconds(29),
+          Duration.ofSeconds(30));
+    } finally {
+      timer.shutdownNow();
+    }
+  }
 }

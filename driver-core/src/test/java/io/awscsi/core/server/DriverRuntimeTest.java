@@ -68,6 +68,25 @@ class DriverRuntimeTest {
   }
 
   @Test
+  void healthzFailsOnceTheCsiSocketFileIsGoneAsTheLivenessProbeSidecarWouldNotice() throws Exception {
+    Path socket = dir.resolve("csi.sock");
+    try (DriverRuntime runtime = DriverRuntime.start(FakeDriver.nodeMode(new FakeNodeProvider()),
+        new CsiEndpoint(socket), new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), new MetricsRegistry(),
+        Duration.ofSeconds(1)); HttpClient http = HttpClient.newHttpClient()) {
+      HttpRequest healthz = HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + runtime.httpAddress().getPort() + "/healthz")).build();
+      int before = http.send(healthz, HttpResponse.BodyHandlers.ofString()).statusCode();
+
+      Files.delete(socket);
+      HttpResponse<String> after = http.send(healthz, HttpResponse.BodyHandlers.ofString());
+
+      assertThat(before).isEqualTo(200);
+      assertThat(after.statusCode()).isEqualTo(503);
+      assertThat(after.body()).contains("the CSI socket " + socket + " was removed or replaced");
+    }
+  }
+
+  @Test
   void withoutAnHttpAddressOnlyTheSocketIsServed() throws Exception {
     DriverProvider driver = FakeDriver.nodeMode(new FakeNodeProvider());
     try (DriverRuntime runtime = DriverRuntime.start(driver, new CsiEndpoint(dir.resolve("csi.sock")), null,

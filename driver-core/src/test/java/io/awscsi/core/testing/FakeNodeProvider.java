@@ -1,5 +1,6 @@
 package io.awscsi.core.testing;
 
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.NodeVolumeExpander;
@@ -21,6 +22,7 @@ public final class FakeNodeProvider implements NodeProvider {
   private NodeVolumeExpander expander;
   private VolumeStatsReader stats;
   private boolean volumeMountGroup;
+  private IdSyntax ids = IdSyntax.ANY;
   private volatile Readiness readiness = Readiness.ready();
 
   public FakeNodeProvider(VolumePublisher publisher) {
@@ -44,6 +46,16 @@ public final class FakeNodeProvider implements NodeProvider {
   public FakeNodeProvider withStats(VolumeStatsReader stats) {
     this.stats = stats;
     return this;
+  }
+
+  public FakeNodeProvider withIds(IdSyntax ids) {
+    this.ids = ids;
+    return this;
+  }
+
+  @Override
+  public IdSyntax ids() {
+    return ids;
   }
 
   public FakeNodeProvider withVolumeMountGroup() {

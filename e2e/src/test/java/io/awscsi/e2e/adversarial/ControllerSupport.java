@@ -76,7 +76,7 @@ final class ControllerSupport {
 
   /** EC2 volumes carrying exactly {@code CSIVolumeName=name}, read directly from emulated EC2. */
   static List<String> volumesNamed(DriverFixture fx, String name) {
-    try (Ec2Client ec2 = io.awscsi.launcher.local.LocalAws.ec2(fx.aws().endpoint())) {
+    try (Ec2Client ec2 = io.awscsi.local.LocalAws.ec2(fx.aws().endpoint())) {
       return ec2.describeVolumes(r -> r.filters(Filter.builder().name("tag:CSIVolumeName").values(name).build()))
           .volumes().stream().filter(v -> v.tags().stream().anyMatch(t -> t.key().equals("CSIVolumeName")
               && t.value().equals(name))).map(v -> v.volumeId()).toList();

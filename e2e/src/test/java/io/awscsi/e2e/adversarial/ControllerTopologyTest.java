@@ -11,7 +11,7 @@ import csi.v1.TopologyRequirement;
 import csi.v1.VolumeContentSource;
 import io.awscsi.e2e.adversarial.DriverFixture.Driver;
 import io.awscsi.e2e.adversarial.DriverFixture.Mode;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import io.grpc.Status;
 import java.util.List;
 import java.util.Map;

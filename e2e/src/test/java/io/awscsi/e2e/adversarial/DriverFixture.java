@@ -1,6 +1,7 @@
 package io.awscsi.e2e.adversarial;
 
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.core.host.MountInfo;
+import io.awscsi.local.LocalAws;
 import io.awscsi.realism.RealismProfile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -222,9 +223,9 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
   /** Mount points below the work directory, deepest (last mounted) first. */
   public List<Path> mountsBelowWork() {
     String prefix = work.toString() + "/";
-    try (Stream<String> lines = Files.lines(Path.of("/proc/self/mountinfo"))) {
-      List<Path> out = new ArrayList<>(lines.map(l -> l.split(" ")[4])
-          .map(DriverFixture::unescapeMountPath).filter(m -> (m + "/").startsWith(prefix)).map(Path::of).toList());
+    try {
+      List<Path> out = new ArrayList<>(MountInfo.parseAll(Files.readString(Path.of("/proc/self/mountinfo"))).stream()
+          .map(MountInfo::mountPoint).filter(m -> (m + "/").startsWith(prefix)).toList());
       java.util.Collections.reverse(out);
       return out;
     } catch (IOException e) {
@@ -312,20 +313,5 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
     } catch (IOException | RuntimeException e) {
       problems.add("cannot remove " + dir + ": " + e.getMessage());
     }
-  }
-
-  /** mountinfo writes space, tab, newline and backslash in paths as octal escapes. */
-  private static String unescapeMountPath(String field) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < field.length(); i++) {
-      char c = field.charAt(i);
-      if (c == '\\' && i + 3 < field.length() && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
-        out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
-        i += 3;
-      } else {
-        out.append(c);
-      }
-    }
-    return out.toString();
   }
 }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import csi.v1.CreateVolumeRequest;
 import csi.v1.VolumeCapability.AccessMode.Mode;
 import io.awscsi.e2e.adversarial.DriverFixture.Driver;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import io.grpc.Status;
 import java.util.HashMap;
 import java.util.Map;

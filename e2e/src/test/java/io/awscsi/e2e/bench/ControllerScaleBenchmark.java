@@ -10,7 +10,7 @@ import csi.v1.TopologyRequirement;
 import csi.v1.VolumeCapability;
 import io.awscsi.aws.limits.VolumeAttachLimitSettings;
 import io.awscsi.aws.limits.VolumeAttachLimits;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import io.awscsi.realism.ActionStats;
 import io.awscsi.realism.AwsError;
 import io.awscsi.realism.CallStats;

@@ -13,7 +13,7 @@ import csi.v1.NodeUnpublishVolumeRequest;
 import csi.v1.NodeUnstageVolumeRequest;
 import csi.v1.ProbeRequest;
 import csi.v1.VolumeCapability;
-import io.awscsi.launcher.local.LocalAws;
+import io.awscsi.local.LocalAws;
 import io.awscsi.realism.RealismProfile;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -144,6 +144,10 @@ public final class NodeLoadBenchmark {
           p.waitFor(30, TimeUnit.SECONDS);
         }
         sampler.interrupt();
+        // The serving driver keeps its loop devices when it stops (as EC2 keeps attachments): release what is left.
+        for (String loop : io.awscsi.e2e.local.LoopDeviceList.backedBy(work)) {
+          new ProcessBuilder("losetup", "-d", "/dev/" + loop).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+        }
         removeUnlessMounted(work);
       }
     }

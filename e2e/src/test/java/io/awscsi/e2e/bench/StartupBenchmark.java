@@ -12,6 +12,12 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,12 +25,16 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import pluginregistration.InfoRequest;
+import pluginregistration.RegistrationGrpc;
+import pluginregistration.RegistrationStatus;
 
 /**
  * Node-mode footprint of the built distribution: time from process start to the first successful Probe, and resident
  * memory once idle (10 s after ready and the registration calls), each the median of several runs, with and without
- * the AOT cache in the same run (this machine is noisy, so compare within one run). Usage: StartupBenchmark DIST_DIR
- * [runs].
+ * the AOT cache in the same run (this machine is noisy, so compare within one run), and the one-container node (the
+ * kubelet registration and /healthz served by the plugin, in place of node-driver-registrar and livenessprobe).
+ * Usage: StartupBenchmark DIST_DIR [runs].
  */
 public final class StartupBenchmark {
 
@@ -42,20 +52,29 @@ public final class StartupBenchmark {
           "AWS_REGION", "us-east-1", "DISABLE_TAINT_WATCHER", "true");
       boolean hasAot = Files.exists(aot);
       System.out.printf("node-mode start-up, %d runs each (%s)%n", runs, dist);
-      Result without = measure(dist, env, runs, "none");
+      Result without = measure(dist, env, runs, "none", false);
       print("JIT only", without);
       if (hasAot) {
-        Result with = measure(dist, env, runs, aot.toString());
+        Result with = measure(dist, env, runs, aot.toString(), false);
         print("AOT cache", with);
         System.out.printf("ratio AOT/JIT: ready %.2f, idle RSS %.2f%n", with.readyMs / without.readyMs,
             with.rssMiB / without.rssMiB);
+        // One container: the kubelet plugin registration and /healthz in the plugin, the test in the kubelet's place.
+        Path registrationAot = dist.resolve("aot/ebs-node-registration.aot");
+        Path singleAot = Files.exists(registrationAot) ? registrationAot : aot;
+        Result single = measure(dist, env, runs, singleAot.toString(), true);
+        print("one-container", single);
+        System.out.printf("one container (%s): registration socket at median %.0f ms; idle RSS %.2fx the plugin"
+            + " alone (%+.1f MiB), %.2fx upstream's 88 MiB node pod (plugin 47 + registrar 21 + livenessprobe 21)%n",
+            singleAot.getFileName(), single.registrationMs, single.rssMiB / with.rssMiB, single.rssMiB - with.rssMiB,
+            single.rssMiB / 88.0);
         // As on a cluster: the startup taint is there to remove (by the node's child process), as EKS nodes have it.
         try (KubeApiStandIn kube = KubeApiStandIn.start(Files.createTempDirectory("bench-kube"))) {
           Map<String, String> cluster = new java.util.HashMap<>(env);
           cluster.remove("DISABLE_TAINT_WATCHER");
           cluster.put("KUBECONFIG", kube.kubeconfig().toString());
           cluster.put("CSI_NODE_NAME", "node-1");
-          Result onCluster = measure(dist, cluster, runs, aot.toString());
+          Result onCluster = measure(dist, cluster, runs, aot.toString(), false);
           print("AOT+taint", onCluster);
           System.out.printf("startup taint removals seen by the API stand-in: %d of %d runs%n", kube.patches(), runs);
         }
@@ -65,7 +84,8 @@ public final class StartupBenchmark {
     }
   }
 
-  record Result(double readyMs, double rssMiB, List<Long> readies, List<Long> rss, double socketMs) {}
+  record Result(double readyMs, double rssMiB, List<Long> readies, List<Long> rss, double socketMs,
+      double registrationMs) {}
 
   /** The Kubernetes API a node sees at start: its Node with the startup taint, its CSINode with the driver listed. */
   static final class KubeApiStandIn implements AutoCloseable {
@@ -130,18 +150,30 @@ public final class StartupBenchmark {
   }
 
   private static void print(String label, Result r) {
-    System.out.printf("%-10s time to ready: median %.0f ms %s (socket bound: median %.0f ms); idle RSS: median %.1f MiB"
+    System.out.printf("%-13s time to ready: median %.0f ms %s (socket bound: median %.0f ms); idle RSS: median %.1f MiB"
         + " %s%n", label, r.readyMs, r.readies, r.socketMs, r.rssMiB, r.rss.stream().map(k -> k / 1024).toList());
   }
 
-  private static Result measure(Path dist, Map<String, String> env, int runs, String aotCache) throws Exception {
+  /** {@code oneContainer}: the plugin also serves the kubelet registration and {@code /healthz}, as in one container. */
+  private static Result measure(Path dist, Map<String, String> env, int runs, String aotCache, boolean oneContainer)
+      throws Exception {
     List<Long> readies = new ArrayList<>();
     List<Long> rss = new ArrayList<>();
     List<Long> sockets = new ArrayList<>();
+    List<Long> registrations = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
-      Path socket = Path.of("/tmp", "bench-startup-" + ProcessHandle.current().pid() + "-" + i + ".sock");
-      ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
-          "--mode", "node", "--endpoint", "unix://" + socket, "--log-level", "warn")
+      String name = "bench-startup-" + ProcessHandle.current().pid() + "-" + i;
+      Path socket = Path.of("/tmp", name + ".sock");
+      Path registry = Path.of("/tmp", name + "-registry");
+      Path registrationSocket = registry.resolve("ebs.csi.aws.com-reg.sock");
+      List<String> command = new ArrayList<>(List.of(dist.resolve("bin/aws-csi-driver").toString(), "--driver",
+          "ebs", "--mode", "node", "--endpoint", "unix://" + socket, "--log-level", "warn"));
+      int httpPort = oneContainer ? freePort() : 0;
+      if (oneContainer) {
+        command.addAll(List.of("--kubelet-registration-path", socket.toString(), "--plugin-registration-path",
+            registry.toString(), "--http-endpoint", "127.0.0.1:" + httpPort));
+      }
+      ProcessBuilder pb = new ProcessBuilder(command)
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
       pb.environment().putAll(env);
       pb.environment().put("AWS_CSI_AOT_CACHE", aotCache);
@@ -149,9 +181,20 @@ public final class StartupBenchmark {
       Process p = pb.start();
       try {
         readies.add(waitReady(socket, start, sockets));
+        if (oneContainer) {
+          registrations.add(waitFor(registrationSocket, start));
+          kubeletRegisters(registrationSocket, socket);
+          healthz(httpPort);
+        }
         register(socket);
         // Idle means settled: the JIT's arenas freed and glibc's free memory given back (trimmed every 5 s).
-        Thread.sleep(IDLE_AFTER_READY_MS);
+        Thread.sleep(IDLE_AFTER_READY_MS / 2);
+        if (oneContainer) {
+          // What the kubelet does while the node idles: its probes and its plugin connection monitor.
+          healthz(httpPort);
+          getInfo(registrationSocket);
+        }
+        Thread.sleep(IDLE_AFTER_READY_MS / 2);
         rss.add(rssKiB(p.pid()));
       } finally {
         p.destroy();
@@ -159,9 +202,71 @@ public final class StartupBenchmark {
           p.destroyForcibly();
         }
         Files.deleteIfExists(socket);
+        Files.deleteIfExists(registrationSocket);
+        Files.deleteIfExists(registry);
       }
     }
-    return new Result(median(readies), median(rss) / 1024.0, readies, rss, median(sockets));
+    return new Result(median(readies), median(rss) / 1024.0, readies, rss, median(sockets),
+        registrations.isEmpty() ? 0 : median(registrations));
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static long waitFor(Path file, long start) throws InterruptedException {
+    while (!Files.exists(file)) {
+      Thread.sleep(2);
+      if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(30)) {
+        throw new IllegalStateException("no " + file + " after 30 s");
+      }
+    }
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+  }
+
+  /** The kubelet's plugin watcher: GetInfo on the registration socket, NodeGetInfo on the CSI socket, the outcome. */
+  private static void kubeletRegisters(Path registrationSocket, Path csiSocket) {
+    getInfo(registrationSocket);
+    ManagedChannel csi = Grpc.newChannelBuilder("unix://" + csiSocket, InsecureChannelCredentials.create()).build();
+    ManagedChannel reg = Grpc.newChannelBuilder("unix://" + registrationSocket, InsecureChannelCredentials.create())
+        .build();
+    try {
+      NodeGrpc.newBlockingStub(csi).withDeadlineAfter(5, TimeUnit.SECONDS)
+          .nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+      RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(5, TimeUnit.SECONDS)
+          .notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+    } finally {
+      csi.shutdownNow();
+      reg.shutdownNow();
+    }
+  }
+
+  private static void getInfo(Path registrationSocket) {
+    ManagedChannel reg = Grpc.newChannelBuilder("unix://" + registrationSocket, InsecureChannelCredentials.create())
+        .build();
+    try {
+      if (RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(5, TimeUnit.SECONDS)
+          .getInfo(InfoRequest.getDefaultInstance()).getName().isEmpty()) {
+        throw new IllegalStateException("GetInfo answered no driver name");
+      }
+    } finally {
+      reg.shutdownNow();
+    }
+  }
+
+  /** The kubelet's probes of the one-container node: liveness on /healthz, readiness on /readyz. */
+  private static void healthz(int port) throws IOException, InterruptedException {
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      for (String path : List.of("/healthz", "/readyz")) {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(java.time.Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException(path + " answered " + r.statusCode() + ": " + r.body());
+        }
+      }
+    }
   }
 
   private static long waitReady(Path socket, long start, List<Long> sockets) throws InterruptedException {

@@ -12,9 +12,11 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Runs the cluster suite only against a real cluster: {@code KUBECONFIG} names a file whose cluster answers, AWS
- * credentials are in the environment, and {@code E2E_IMAGE} names the driver image to install. Otherwise every case is
- * reported skipped with the missing piece named. The cluster is probed once per run.
+ * Runs the cluster suite only against a real cluster: the local cluster of {@code e2e/kube-local}
+ * ({@code E2E_LOCAL_CLUSTER} names the file {@code cluster.sh up} wrote, and its API server answers), or an EKS
+ * cluster: {@code KUBECONFIG} names a file whose cluster answers, AWS credentials are in the environment, and
+ * {@code E2E_IMAGE} names the driver image to install. Otherwise every case is reported skipped with the missing
+ * piece named. The cluster is probed once per run.
  */
 final class ClusterAvailable implements ExecutionCondition {
 
@@ -28,6 +30,18 @@ final class ClusterAvailable implements ExecutionCondition {
   }
 
   static ConditionEvaluationResult evaluate(Map<String, String> env, BooleanSupplier clusterAnswers) {
+    String local = env.get("E2E_LOCAL_CLUSTER");
+    if (local != null && !local.isBlank()) {
+      if (!Files.isReadable(Path.of(local))) {
+        return ConditionEvaluationResult.disabled("E2E_LOCAL_CLUSTER names " + local + ", which is not a readable"
+            + " file (bring the local cluster up: make cluster-up)");
+      }
+      if (!clusterAnswers.getAsBoolean()) {
+        return ConditionEvaluationResult.disabled("the local cluster of " + local + " does not answer (make"
+            + " cluster-up)");
+      }
+      return ConditionEvaluationResult.enabled("local cluster " + local);
+    }
     String kubeconfig = env.get("KUBECONFIG");
     if (kubeconfig == null || kubeconfig.isBlank()) {
       return ConditionEvaluationResult.disabled("KUBECONFIG is not set: the cluster suite needs a real EKS cluster"
@@ -57,6 +71,11 @@ final class ClusterAvailable implements ExecutionCondition {
 
   private static boolean answers() {
     try {
+      if (System.getenv("E2E_LOCAL_CLUSTER") != null) {
+        try (KubernetesClient client = ClusterTarget.fromEnvironment(System.getenv()).newClient()) {
+          return client.getKubernetesVersion() != null;
+        }
+      }
       // The same resolution kubectl does: every file KUBECONFIG lists, its current context.
       Config config = Config.autoConfigure(null);
       config.setRequestTimeout(10_000);

@@ -44,6 +44,18 @@ class ClusterAvailableTest {
   }
 
   @Test
+  void localClusterNeedsItsFileAndAnAnswer() throws Exception {
+    var missing = ClusterAvailable.evaluate(Map.of("E2E_LOCAL_CLUSTER", dir.resolve("none").toString()), () -> true);
+    assertThat(missing.getReason()).hasValueSatisfying(r -> assertThat(r).contains("make cluster-up"));
+    Path file = Files.writeString(dir.resolve("cluster.env"), "KUBECONFIG=/x\n");
+    Map<String, String> env = Map.of("E2E_LOCAL_CLUSTER", file.toString());
+    assertThat(ClusterAvailable.evaluate(env, () -> false).getReason())
+        .hasValueSatisfying(r -> assertThat(r).contains("does not answer"));
+    // No AWS credentials and no E2E_IMAGE needed: the harness deployed the driver on emulated AWS.
+    assertThat(ClusterAvailable.evaluate(env, () -> true).isDisabled()).isFalse();
+  }
+
+  @Test
   void skipsWhenKubeconfigIsNotAFile() {
     var result = ClusterAvailable.evaluate(Map.of("KUBECONFIG", dir.resolve("missing").toString(),
         "AWS_PROFILE", "p", "E2E_IMAGE", "r:t"), () -> true);

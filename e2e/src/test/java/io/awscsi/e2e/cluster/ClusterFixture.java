@@ -2,7 +2,12 @@ package io.awscsi.e2e.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
@@ -11,8 +16,10 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
 import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.io.ByteArrayOutputStream;
@@ -29,9 +36,12 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One test's view of the cluster: a fabric8 client, a namespace of its own (random name, deleted with everything in
- * it on {@link #close()}), and the chart installed once per run with the image from {@code E2E_IMAGE}. Builders for
- * the PVCs and pods the cases use, and exec into them.
+ * One test's view of the cluster ({@link ClusterTarget}: the local cluster of e2e/kube-local or EKS): a fabric8
+ * client, a namespace of its own (random name, deleted with everything in it on {@link #close()}), the cluster-scoped
+ * objects the case made (deleted too), and on EKS the chart installed once per run with the image from
+ * {@code E2E_IMAGE} (the local harness deploys the driver itself). Builders for the PVCs and pods the cases use, exec
+ * into them, and on {@link #close()} the teardown check: every PV, VolumeAttachment, EC2 volume and snapshot, access
+ * point, loop device and mount of the case's volumes is gone.
  */
 final class ClusterFixture implements AutoCloseable {
 
@@ -44,22 +54,65 @@ final class ClusterFixture implements AutoCloseable {
   static final Duration POD_READY = Duration.ofMinutes(5);
 
   private static boolean installed;
+  private static ClusterTarget target;
 
   final KubernetesClient client;
   final String namespace;
+  final Teardown teardown;
+  private final List<HasMetadata> clusterScoped = new ArrayList<>();
 
   private ClusterFixture(KubernetesClient client, String namespace) {
     this.client = client;
     this.namespace = namespace;
+    this.teardown = new Teardown(this);
+    CURRENT.set(this);
+  }
+
+  /** The fixture of the case running on this thread, for {@link DumpOnFailure}. */
+  static final ThreadLocal<ClusterFixture> CURRENT = new ThreadLocal<>();
+
+  static synchronized ClusterTarget target() {
+    if (target == null) {
+      target = ClusterTarget.fromEnvironment(System.getenv());
+      System.out.println("cluster suite target: " + target.describe());
+    }
+    return target;
   }
 
   static ClusterFixture open() {
-    installChartOnce(System.getenv());
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    if (target() instanceof ClusterTarget.Eks) {
+      installChartOnce(System.getenv());
+    }
+    KubernetesClient client = target().newClient();
     String namespace = "aws-csi-e2e-" + UUID.randomUUID().toString().substring(0, 8);
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
         .addToLabels("app.kubernetes.io/part-of", "aws-csi-e2e").endMetadata().build()).create();
+    // Pods need the namespace's default service account (the service-account controller makes it).
+    Eventually.await("service account default in " + namespace, Duration.ofMinutes(1),
+        () -> client.serviceAccounts().inNamespace(namespace).withName("default").get() != null);
     return new ClusterFixture(client, namespace);
+  }
+
+  /** Creates a cluster-scoped object (StorageClass, VolumeAttributesClass, PV) that {@link #close()} deletes. */
+  <T extends HasMetadata> T createClusterScoped(T object) {
+    T created = client.resource(object).create();
+    clusterScoped.add(created);
+    return created;
+  }
+
+  DriverDeployment driver() {
+    return target().driver(client);
+  }
+
+  boolean local() {
+    return target() instanceof ClusterTarget.Local;
+  }
+
+  LocalCluster localCluster() {
+    if (target() instanceof ClusterTarget.Local l) {
+      return l.cluster();
+    }
+    throw new IllegalStateException("not the local cluster");
   }
 
   /** {@code helm upgrade --install} of this repository's chart, once per JVM, waiting for its pods. */
@@ -147,8 +200,7 @@ final class ClusterFixture implements AutoCloseable {
   /** A busybox pod that mounts {@code pvc} at {@link #MOUNT} and runs {@code script}; {@code node} pins it if given. */
   static PodSpec podSpec(String pvc, String script, String node) {
     PodSpecBuilder spec = new PodSpecBuilder().withTerminationGracePeriodSeconds(5L)
-        .addNewContainer().withName("app").withImage(System.getenv().getOrDefault("E2E_BUSYBOX_IMAGE",
-            "public.ecr.aws/docker/library/busybox:1.37"))
+        .addNewContainer().withName("app").withImage(target().busyboxImage()).withImagePullPolicy("IfNotPresent")
         .withCommand("sh", "-c", script)
         .addNewVolumeMount().withName("data").withMountPath(MOUNT).endVolumeMount().endContainer()
         .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName(pvc).endPersistentVolumeClaim()
@@ -164,9 +216,76 @@ final class ClusterFixture implements AutoCloseable {
   }
 
   Pod startPod(String name, String pvc, String script, String node) {
-    client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(name).endMetadata()
-        .withSpec(podSpec(pvc, script, node)).build()).create();
+    createPod(name, pvc, script, node);
     return awaitReady(name);
+  }
+
+  Pod createPod(String name, String pvc, String script, String node) {
+    return client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(name)
+        .endMetadata().withSpec(podSpec(pvc, script, node)).build()).create();
+  }
+
+  PersistentVolumeClaim pvc(String name) {
+    return client.persistentVolumeClaims().inNamespace(namespace).withName(name).get();
+  }
+
+  /** Waits until the claim is Bound and returns its PV. */
+  PersistentVolume awaitBound(String pvc) {
+    Eventually.await("PVC " + pvc + " Bound", Duration.ofMinutes(3), () -> "Bound".equals(pvc(pvc).getStatus()
+        .getPhase()));
+    return client.persistentVolumes().withName(pvc(pvc).getSpec().getVolumeName()).get();
+  }
+
+  /** The topology a PV requires: key to value of its node affinity's first term. */
+  static Map<String, String> requiredTopology(PersistentVolume pv) {
+    Map<String, String> required = new java.util.TreeMap<>();
+    if (pv.getSpec().getNodeAffinity() != null && pv.getSpec().getNodeAffinity().getRequired() != null) {
+      pv.getSpec().getNodeAffinity().getRequired().getNodeSelectorTerms().getFirst().getMatchExpressions()
+          .forEach(e -> required.put(e.getKey(), e.getValues().getFirst()));
+    }
+    return required;
+  }
+
+  /** Waits for the VolumeAttachment of {@code pv} on {@code node} to be attached. */
+  VolumeAttachment awaitAttached(String pv, String node) {
+    Eventually.await("VolumeAttachment of " + pv + " on " + node + " attached", Duration.ofMinutes(3),
+        () -> attachment(pv, node).map(va -> va.getStatus() != null && Boolean.TRUE.equals(va.getStatus()
+            .getAttached())).orElse(false));
+    return attachment(pv, node).orElseThrow();
+  }
+
+  java.util.Optional<VolumeAttachment> attachment(String pv, String node) {
+    return client.storage().v1().volumeAttachments().list().getItems().stream()
+        .filter(va -> pv.equals(va.getSpec().getSource().getPersistentVolumeName())
+            && node.equals(va.getSpec().getNodeName())).findFirst();
+  }
+
+  /** Events of the case's namespace. */
+  List<Event> events() {
+    return client.v1().events().inNamespace(namespace).list().getItems();
+  }
+
+  List<Event> eventsOf(String kind, String name) {
+    return events().stream().filter(e -> kind.equals(e.getInvolvedObject().getKind())
+        && name.equals(e.getInvolvedObject().getName())).toList();
+  }
+
+  int restarts(String pod) {
+    return client.pods().inNamespace(namespace).withName(pod).get().getStatus().getContainerStatuses().getFirst()
+        .getRestartCount();
+  }
+
+  /**
+   * A StorageClass of this case (deleted on {@link #close()}): {@code <namespace>-<suffix>}, EBS unless the
+   * parameters name an EFS provisioning mode, expandable, reclaim policy Delete.
+   */
+  String storageClass(String suffix, Map<String, String> parameters, String bindingMode) {
+    String name = namespace + "-" + suffix;
+    boolean efs = parameters.containsKey("provisioningMode");
+    createClusterScoped(new StorageClassBuilder().withNewMetadata().withName(name).endMetadata()
+        .withProvisioner(efs ? "efs.csi.aws.com" : "ebs.csi.aws.com").withParameters(parameters)
+        .withVolumeBindingMode(bindingMode).withReclaimPolicy("Delete").withAllowVolumeExpansion(!efs).build());
+    return name;
   }
 
   Pod startSleeper(String name, String pvc) {
@@ -174,7 +293,11 @@ final class ClusterFixture implements AutoCloseable {
   }
 
   Pod awaitReady(String pod) {
-    Eventually.await("pod " + namespace + "/" + pod + " ready", POD_READY, () -> {
+    return awaitReady(pod, POD_READY);
+  }
+
+  Pod awaitReady(String pod, Duration timeout) {
+    Eventually.await("pod " + namespace + "/" + pod + " ready", timeout, () -> {
       Pod p = client.pods().inNamespace(namespace).withName(pod).get();
       return p != null && Readiness.isPodReady(p);
     });
@@ -217,6 +340,29 @@ final class ClusterFixture implements AutoCloseable {
         .toList();
   }
 
+  /** The cluster serves VolumeSnapshots (external-snapshotter's CRDs are installed). */
+  boolean hasSnapshotApi() {
+    return client.apiextensions().v1().customResourceDefinitions()
+        .withName("volumesnapshots.snapshot.storage.k8s.io").get() != null;
+  }
+
+  /** Creates a VolumeSnapshot of {@code pvc} of the class {@link #SNAPSHOT_CLASS} in the case's namespace. */
+  GenericKubernetesResource createVolumeSnapshot(String name, String pvc) {
+    return client.genericKubernetesResources(Teardown.VOLUME_SNAPSHOT).inNamespace(namespace).resource(
+        new GenericKubernetesResourceBuilder().withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
+            .withNewMetadata().withName(name).endMetadata()
+            .addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName", SNAPSHOT_CLASS,
+                "source", Map.of("persistentVolumeClaimName", pvc))).build()).create();
+  }
+
+  /** Waits until the kubelet on {@code node} has {@code driver} registered (its CSINode lists it). */
+  void awaitDriverRegistered(String node, String driver) {
+    Eventually.await(driver + " registered on " + node, Duration.ofMinutes(3), () -> {
+      CSINode csiNode = client.storage().v1().csiNodes().withName(node).get();
+      return csiNode != null && csiNode.getSpec().getDrivers().stream().anyMatch(d -> d.getName().equals(driver));
+    });
+  }
+
   static String zoneOf(Node node) {
     return node.getMetadata().getLabels().get("topology.kubernetes.io/zone");
   }
@@ -225,14 +371,23 @@ final class ClusterFixture implements AutoCloseable {
     return "aws-csi-e2e-" + UUID.randomUUID();
   }
 
-  /** Deletes the namespace and waits until it is gone, so its PVs (reclaim policy Delete) go with it. */
+  /**
+   * Deletes the namespace and the case's cluster-scoped objects, waits until they are gone, then checks that the
+   * case left nothing behind (see {@link Teardown}).
+   */
   @Override
   public void close() {
     try {
+      teardown.recordVolumes();
       client.namespaces().withName(namespace).delete();
       Eventually.await("namespace " + namespace + " deleted", Duration.ofMinutes(5),
           () -> client.namespaces().withName(namespace).get() == null);
+      for (HasMetadata o : clusterScoped.reversed()) {
+        client.resource(o).delete();
+      }
+      teardown.verify();
     } finally {
+      CURRENT.remove();
       client.close();
     }
   }

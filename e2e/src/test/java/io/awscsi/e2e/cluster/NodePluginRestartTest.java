@@ -2,8 +2,6 @@ package io.awscsi.e2e.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -13,11 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Restarting the EBS node plugin under a running pod: the pod's mount is the kernel's, not the plugin's, so the pod
- * keeps writing and reading through the restart and the new plugin takes over the node.
+ * Restarting the EBS node plugin under a running pod that appends a line a second: the pod's mount is the kernel's,
+ * not the plugin's, so the pod keeps writing through the restart with no gap and no container restart, and the
+ * data is still there for the next pod (a plugin restart must never lose a volume's content).
  */
 @Tag("cluster")
-@ExtendWith(ClusterAvailable.class)
+@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
 class NodePluginRestartTest {
 
   private static final String WRITER = "i=0; while true; do echo $i >> " + ClusterFixture.MOUNT
@@ -36,36 +35,44 @@ class NodePluginRestartTest {
   }
 
   @Test
-  void podKeepsWritingWhileTheNodePluginRestarts() {
-    cluster.createPvc("data", ClusterFixture.GP3, "1Gi", "ReadWriteOnce");
-    cluster.startPod("writer", "data", WRITER, null);
-    String node = cluster.nodeOf("writer");
-    Pod plugin = nodePlugin(node);
-    String oldUid = plugin.getMetadata().getUid();
-
-    cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).resource(plugin).delete();
-    Eventually.await("a new ebs-csi-node pod ready on " + node, ClusterFixture.POD_READY, () -> {
-      Pod now = nodePlugin(node);
-      return !now.getMetadata().getUid().equals(oldUid) && Readiness.isPodReady(now);
+  void podKeepsWritingWhileTheNodePluginRestartsAndNoWriteIsLost() {
+    Steps steps = new Steps("node plugin restart");
+    String node = steps.step("writer pod appending a line a second", () -> {
+      cluster.createPvc("data", ClusterFixture.GP3, "1Gi", "ReadWriteOnce");
+      cluster.startPod("writer", "data", WRITER, null);
+      Eventually.await("a few lines written", Duration.ofSeconds(30), () -> lines() >= 3);
+      return cluster.nodeOf("writer");
     });
-
+    steps.step("node plugin on " + node + " restarted", () -> cluster.driver().restartNodePlugin(node));
     long afterRestart = lines();
-    Eventually.await("the writer keeps appending after the restart", Duration.ofSeconds(30),
-        () -> lines() >= afterRestart + 5);
-    Pod writer = cluster.client.pods().inNamespace(cluster.namespace).withName("writer").get();
-    assertThat(writer.getStatus().getContainerStatuses().getFirst().getRestartCount()).isZero();
-    // Its log has no gap: every number from 0 to the last is there once.
-    List<String> log = cluster.exec("writer", "cat " + ClusterFixture.MOUNT + "/log").lines().toList();
+    steps.step("the writer keeps appending", () -> Eventually.await("5 more lines", Duration.ofSeconds(30),
+        () -> lines() >= afterRestart + 5));
+    steps.step("the writer was not restarted", () -> {
+      assertThat(cluster.restarts("writer")).isZero();
+    });
+    List<String> log = steps.step("its log has no gap", () -> {
+      List<String> l = cluster.exec("writer", "cat " + ClusterFixture.MOUNT + "/log").lines().toList();
+      assertConsecutive(l);
+      return l;
+    });
+    steps.step("writer deleted; the next pod reads every line (the data survived the restart)", () -> {
+      cluster.deletePod("writer");
+      cluster.createPod("reader", "data", "sleep 86400", null);
+      // A staged volume takes seconds; a volume whose device is gone never stages (bounded, not POD_READY's 5 min).
+      cluster.awaitReady("reader", Duration.ofMinutes(2));
+      List<String> read = cluster.exec("reader", "cat " + ClusterFixture.MOUNT + "/log").lines().toList();
+      assertThat(read.size()).as("lines after the restart and a remount").isGreaterThanOrEqualTo(log.size());
+      assertConsecutive(read);
+      return read.size() + " lines";
+    });
+    steps.summary();
+  }
+
+  private static void assertConsecutive(List<String> log) {
+    assertThat(log).as("the writer's log").isNotEmpty();
     for (int i = 0; i < log.size(); i++) {
       assertThat(log.get(i)).as("line %d of the writer's log", i).isEqualTo(Integer.toString(i));
     }
-  }
-
-  private Pod nodePlugin(String node) {
-    return cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).withLabel("app", "ebs-csi-node")
-        .withField("spec.nodeName", node).list().getItems().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null).findFirst()
-        .orElseThrow(() -> new AssertionError("no ebs-csi-node pod on node " + node));
   }
 
   private long lines() {

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -15,15 +13,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.ec2.Ec2Client;
 
-/** A VolumeSnapshot of a gp3 volume, and a new volume restored from it with the same data. */
+/**
+ * A VolumeSnapshot of an in-use gp3 volume (snapshot-controller and csi-snapshotter), a PVC restored from it with the
+ * same data, then the delete chain: VolumeSnapshot, VolumeSnapshotContent, the EC2 snapshot.
+ */
 @Tag("cluster")
-@ExtendWith(ClusterAvailable.class)
+@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
 class SnapshotRestoreTest {
-
-  private static final ResourceDefinitionContext VOLUME_SNAPSHOT = new ResourceDefinitionContext.Builder()
-      .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshot")
-      .withPlural("volumesnapshots").withNamespaced(true).build();
 
   private ClusterFixture cluster;
 
@@ -38,34 +36,50 @@ class SnapshotRestoreTest {
   }
 
   @Test
-  void restoredVolumeHoldsTheSnapshottedData() {
-    assumeTrue(cluster.client.apiextensions().v1().customResourceDefinitions()
-            .withName("volumesnapshots.snapshot.storage.k8s.io").get() != null,
+  void restoredVolumeHoldsTheSnapshottedDataAndTheSnapshotIsDeletedWithIt() {
+    assumeTrue(cluster.hasSnapshotApi(),
         "the cluster has no snapshot CRDs (install external-snapshotter's CRDs and controller to run this case)");
-    cluster.createPvc("source", ClusterFixture.GP3, "1Gi", "ReadWriteOnce");
-    cluster.startSleeper("writer", "source");
+    Steps steps = new Steps("snapshot");
     String token = ClusterFixture.token();
-    cluster.exec("writer", "echo " + token + " > " + ClusterFixture.MOUNT + "/file && sync");
-
-    GenericKubernetesResource snapshot = new GenericKubernetesResourceBuilder()
-        .withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
-        .withNewMetadata().withName("snap").endMetadata()
-        .addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName", ClusterFixture.SNAPSHOT_CLASS,
-            "source", Map.of("persistentVolumeClaimName", "source")))
-        .build();
-    var snapshots = cluster.client.genericKubernetesResources(VOLUME_SNAPSHOT).inNamespace(cluster.namespace);
-    snapshots.resource(snapshot).create();
-    Eventually.await("VolumeSnapshot snap readyToUse", Duration.ofMinutes(15), () -> {
-      Object status = snapshots.withName("snap").get().getAdditionalProperties().get("status");
-      return status instanceof Map<?, ?> s && Boolean.TRUE.equals(s.get("readyToUse"));
+    steps.step("source volume written (and synced: a snapshot is crash-consistent)", () -> {
+      cluster.createPvc("source", ClusterFixture.GP3, "1Gi", "ReadWriteOnce");
+      cluster.startSleeper("writer", "source");
+      cluster.exec("writer", "echo " + token + " > " + ClusterFixture.MOUNT + "/file && sync");
     });
+    var snapshots = cluster.client.genericKubernetesResources(Teardown.VOLUME_SNAPSHOT).inNamespace(cluster.namespace);
+    String snapshotId = steps.step("VolumeSnapshot readyToUse", () -> {
+      cluster.createVolumeSnapshot("snap", "source");
+      Eventually.await("VolumeSnapshot snap readyToUse", Duration.ofMinutes(15), () -> Boolean.TRUE.equals(
+          status(snapshots.withName("snap").get()).get("readyToUse")));
+      String content = (String) status(snapshots.withName("snap").get()).get("boundVolumeSnapshotContentName");
+      return (String) status(cluster.client.genericKubernetesResources(Teardown.VOLUME_SNAPSHOT_CONTENT)
+          .withName(content).get()).get("snapshotHandle");
+    });
+    assertThat(snapshotId).startsWith("snap-");
+    steps.step("PVC restored from the snapshot holds the data", () -> {
+      cluster.createPvc(new PersistentVolumeClaimBuilder().withNewMetadata().withName("restored").endMetadata()
+          .withNewSpec().withStorageClassName(ClusterFixture.GP3).withAccessModes("ReadWriteOnce")
+          .withNewResources().addToRequests("storage", new Quantity("1Gi")).endResources()
+          .withNewDataSource().withApiGroup("snapshot.storage.k8s.io").withKind("VolumeSnapshot").withName("snap")
+          .endDataSource().endSpec().build());
+      cluster.startSleeper("reader", "restored");
+      assertThat(cluster.exec("reader", "cat " + ClusterFixture.MOUNT + "/file")).isEqualTo(token);
+    });
+    steps.step("delete chain: VolumeSnapshot, its content, the EC2 snapshot", () -> {
+      String content = (String) status(snapshots.withName("snap").get()).get("boundVolumeSnapshotContentName");
+      snapshots.withName("snap").delete();
+      Eventually.await("VolumeSnapshot and VolumeSnapshotContent gone", Duration.ofMinutes(3),
+          () -> snapshots.withName("snap").get() == null && cluster.client.genericKubernetesResources(
+              Teardown.VOLUME_SNAPSHOT_CONTENT).withName(content).get() == null);
+      try (Ec2Client ec2 = ClusterFixture.target().ec2()) {
+        Eventually.await("EC2 snapshot " + snapshotId + " deleted", Duration.ofMinutes(3),
+            () -> Teardown.snapshotGone(ec2, snapshotId));
+      }
+    });
+    steps.summary();
+  }
 
-    cluster.createPvc(new PersistentVolumeClaimBuilder().withNewMetadata().withName("restored").endMetadata()
-        .withNewSpec().withStorageClassName(ClusterFixture.GP3).withAccessModes("ReadWriteOnce")
-        .withNewResources().addToRequests("storage", new Quantity("1Gi")).endResources()
-        .withNewDataSource().withApiGroup("snapshot.storage.k8s.io").withKind("VolumeSnapshot").withName("snap")
-        .endDataSource().endSpec().build());
-    cluster.startSleeper("reader", "restored");
-    assertThat(cluster.exec("reader", "cat " + ClusterFixture.MOUNT + "/file")).isEqualTo(token);
+  private static Map<?, ?> status(GenericKubernetesResource r) {
+    return r != null && r.getAdditionalProperties().get("status") instanceof Map<?, ?> s ? s : Map.of();
   }
 }

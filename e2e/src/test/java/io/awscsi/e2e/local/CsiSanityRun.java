@@ -1,7 +1,7 @@
 package io.awscsi.e2e.local;
 
 import io.awscsi.launcher.DriverOptions.Driver;
-import io.awscsi.launcher.LocalRuntime;
+import io.awscsi.local.LocalRuntime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.awscsi.e2e.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.launcher.DriverOptions.Driver;
-import io.awscsi.launcher.LocalRuntime;
+import io.awscsi.local.LocalRuntime;
 import io.awscsi.realism.RealismProfile;
 import java.nio.file.Files;
 import java.nio.file.Path;

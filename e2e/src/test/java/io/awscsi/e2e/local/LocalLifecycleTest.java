@@ -3,9 +3,9 @@ package io.awscsi.e2e.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.launcher.DriverOptions.Driver;
-import io.awscsi.launcher.LocalRuntime;
-import io.awscsi.launcher.local.LifecycleStep;
-import io.awscsi.launcher.local.LifecycleWalkthrough;
+import io.awscsi.local.LifecycleStep;
+import io.awscsi.local.LifecycleWalkthrough;
+import io.awscsi.local.LocalRuntime;
 import io.awscsi.realism.RealismProfile;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -48,8 +48,8 @@ class LocalLifecycleTest {
       assertThat(step(steps, "ebs", "read the file back from the restored volume").detail()).startsWith("same");
       assertThat(step(steps, "efs", "read it through the second pod (ReadWriteMany)").detail()).startsWith("same");
       // Everything the walkthrough made is gone from emulated AWS.
-      try (var ec2 = io.awscsi.launcher.local.LocalAws.ec2(local.aws().endpoint());
-          var efs = io.awscsi.launcher.local.LocalAws.efs(local.aws().endpoint())) {
+      try (var ec2 = io.awscsi.local.LocalAws.ec2(local.aws().endpoint());
+          var efs = io.awscsi.local.LocalAws.efs(local.aws().endpoint())) {
         assertThat(ec2.describeVolumes().volumes()).noneMatch(v -> v.tags().stream()
             .anyMatch(t -> t.key().equals("CSIVolumeName") && t.value().startsWith("pvc-local-walkthrough")));
         assertThat(ec2.describeSnapshots(r -> r.ownerIds("self")).snapshots()).isEmpty();

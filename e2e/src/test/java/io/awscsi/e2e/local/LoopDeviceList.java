@@ -14,7 +14,7 @@ public final class LoopDeviceList {
 
   public static List<String> backedBy(Path dir) throws IOException {
     List<String> out = new ArrayList<>();
-    String prefix = dir.toAbsolutePath().normalize().toString();
+    String prefix = dir.toAbsolutePath().normalize() + "/";
     try (Stream<Path> blocks = Files.list(Path.of("/sys/block"))) {
       for (Path b : blocks.filter(p -> p.getFileName().toString().startsWith("loop")).toList()) {
         Path backing = b.resolve("loop/backing_file");

@@ -77,6 +77,21 @@ final class Ec2Calls {
     return retries.get(action).executeSupplier(() -> attempt(action, deadline, request));
   }
 
+  /**
+   * Waits for the action's client-side token (the bucket is shaped like EC2's own, a little smaller, so the driver
+   * waits here instead of being answered RequestLimitExceeded), or fails at once when the wait would pass the deadline.
+   */
+  static void waitForToken(TokenBucket bucket, CallDeadline deadline, String api) {
+    Duration wait = bucket.reserve();
+    if (wait.isZero()) {
+      return;
+    }
+    if (wait.compareTo(deadline.remaining()) > 0) {
+      bucket.cancel();
+    }
+    deadline.sleep(wait, api + ": waiting for the client-side rate limit");
+  }
+
   private <T> T attempt(Ec2Action action, CallDeadline deadline,
       Function<AwsRequestOverrideConfiguration, T> request) {
     String api = action.apiName();
@@ -109,18 +124,6 @@ final class Ec2Calls {
       }
       throw new CloudException(error, deadline, failure);
     }
-  }
-
-  /** Waits for a token of {@code bucket}, or fails at once when the wait would pass the deadline. */
-  static void waitForToken(TokenBucket bucket, CallDeadline deadline, String api) {
-    Duration wait = bucket.reserve();
-    if (wait.isZero()) {
-      return;
-    }
-    if (wait.compareTo(deadline.remaining()) > 0) {
-      bucket.cancel();
-    }
-    deadline.sleep(wait, api + ": waiting for the client-side rate limit");
   }
 
   /** Failures without an EC2 answer, told in words that name the API that did not answer. */

@@ -1,5 +1,7 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.core.concurrent.KeyedLocks;
+import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
 import io.awscsi.ebs.cloud.CallDeadline;
 import java.time.Duration;
@@ -15,5 +17,16 @@ final class CallDeadlines {
 
   static CallDeadline current(Duration fallback) {
     return new CallDeadline(CallBudget.deadline(fallback));
+  }
+
+  /**
+   * Holds {@code key}'s lock within the call's deadline. The gRPC in-flight guard already refuses a second identical
+   * call; these locks order the calls it lets through together (two CreateVolume calls a retrying client sent with one
+   * name, publishes of one volume to two nodes), so that the second sees what the first did. ABORTED, which the
+   * caller retries, when another operation on the key holds it past the deadline.
+   */
+  static KeyedLocks.Held lock(KeyedLocks locks, String key, CallDeadline deadline, String operation) {
+    return locks.tryLock(deadline.remaining(), key).orElseThrow(() -> DriverException.aborted(operation
+        + ": another operation on " + key + " did not finish before this call's deadline; it will be retried"));
   }
 }

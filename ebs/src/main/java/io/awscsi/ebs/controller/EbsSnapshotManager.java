@@ -1,5 +1,6 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.Page;
 import io.awscsi.core.provider.Snapshot;
@@ -50,7 +51,7 @@ final class EbsSnapshotManager implements SnapshotManager {
     SnapshotParameters parameters = SnapshotParameters.parse(request.parameters());
     String name = request.name();
     String volumeId = request.sourceVolumeId();
-    try (KeyedLocks.Held held = names.lock(name, deadline, "CreateSnapshot " + name)) {
+    try (KeyedLocks.Held held = CallDeadlines.lock(names, name, deadline, "CreateSnapshot " + name)) {
       Optional<DiskSnapshot> existing = ec2.snapshotsNamed(name, deadline).stream()
           .filter(s -> s.state() != DiskSnapshot.State.ERROR)
           .min(Comparator.comparing(s -> s.startedAt() == null ? Instant.EPOCH : s.startedAt()));

@@ -1,5 +1,6 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.AccessMode;
 import io.awscsi.core.provider.PublishRequest;
@@ -66,7 +67,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     }
     boolean multiWriter = request.capability().accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER;
     Started started;
-    try (KeyedLocks.Held held = volumes.lock(volumeId, deadline, "ControllerPublishVolume " + volumeId)) {
+    try (KeyedLocks.Held held = CallDeadlines.lock(volumes, volumeId, deadline, "ControllerPublishVolume " + volumeId)) {
       started = startAttach(volumeId, nodeId, multiWriter, deadline);
     } catch (CloudException e) {
       throw Ec2Failures.toDriver(e, "ControllerPublishVolume " + volumeId + " to " + nodeId);

@@ -1,5 +1,6 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.lifecycle.Decision;
@@ -88,7 +89,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     VolumeParameters parameters = VolumeParameters.parse(request.parameters(), request.mutableParameters(),
         request.capabilities());
     boolean multiAttach = checkCreateCapabilities(request.capabilities(), parameters.type());
-    try (KeyedLocks.Held held = names.lock(request.name(), deadline, "CreateVolume " + request.name())) {
+    try (KeyedLocks.Held held = CallDeadlines.lock(names, request.name(), deadline, "CreateVolume " + request.name())) {
       DiskSpec spec = spec(request, parameters, multiAttach, deadline);
       Disk disk = createFresh(request, spec, deadline);
       Disk ready = awaitAvailable(disk, request.name(), deadline);

@@ -2,6 +2,7 @@ package io.awscsi.ebs.local;
 
 import io.awscsi.core.host.LoopDevices;
 import io.awscsi.ebs.node.NvmeDeviceLocator;
+import io.awscsi.ebs.volume.EbsIds;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -9,10 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import java.util.Set;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -23,22 +24,27 @@ import org.apache.logging.log4j.Logger;
  * by-id directory shaped like udev's ({@code <state>/by-id/nvme-Amazon_Elastic_Block_Store_vol0123...} to
  * {@code /dev/loopN}) and checks them by their backing file, with the same {@link NvmeDeviceLocator} as on EC2.
  *
- * <p>A backing file is the volume's content: it survives detach and re-attach and is removed only by
- * {@link #deleted}. Loop devices are released on detach and on {@link #close()}, which also runs from a shutdown hook.
+ * <p>A backing file is the volume's content: it survives detach, re-attach and any restart of the process, and is
+ * removed only by {@link #deleted}. A serving driver's backend is {@link Retention#PERSISTENT}: like an EC2
+ * attachment, which outlives the node plugin, its loop devices, links and files stay when the process stops (by
+ * SIGTERM or SIGKILL), so a restarted process finds every volume and its data again. Only a throw-away run
+ * ({@link Retention#THROW_AWAY}: csi-sanity, {@code local}) removes volumes at {@link #close()}, and only those it
+ * made itself, so a second process that opened the same directory and was refused its start removes nothing.
  */
 public final class LoopDeviceBackend implements AutoCloseable {
 
   private static final Logger LOG = LogManager.getLogger(LoopDeviceBackend.class);
-  private static final Pattern VOLUME_ID = Pattern.compile("vol-[0-9a-zA-Z]{1,64}");
-  private static final Pattern SNAPSHOT_ID = Pattern.compile("snap-[0-9a-zA-Z]{1,64}");
   private static final String SUFFIX = ".img";
 
-  /** What {@link #close()} does with backing files. */
+  /** What {@link #close()} does. */
   public enum Retention {
-    /** Keep them: a restarted process finds the volumes' data again. */
-    KEEP_FILES,
-    /** Delete them: the volumes lived only as long as this process (csi-sanity, a throw-away local run). */
-    DELETE_FILES
+    /** Nothing: devices, links and files stay for the next process, as EC2 attachments do (the serving driver). */
+    PERSISTENT,
+    /**
+     * Releases the loop devices and deletes the backing files and snapshot copies this backend made: the volumes
+     * lived only as long as this process (csi-sanity, the local runtime, tests).
+     */
+    THROW_AWAY
   }
 
   private final Path volumesDirectory;
@@ -47,6 +53,8 @@ public final class LoopDeviceBackend implements AutoCloseable {
   private final LoopDevices loops;
   private final Retention retention;
   private final Thread shutdownHook;
+  /** The volumes and snapshots whose files this backend created (THROW_AWAY removes those at close). */
+  private final Set<String> made = new LinkedHashSet<>();
   private boolean closed;
 
   private LoopDeviceBackend(Path stateDirectory, LoopDevices loops, Retention retention) {
@@ -58,7 +66,10 @@ public final class LoopDeviceBackend implements AutoCloseable {
     this.shutdownHook = Thread.ofPlatform().name("loop-device-backend-shutdown").unstarted(this::close);
   }
 
-  /** Opens the backend under the state directory (created if missing) and registers its shutdown hook. */
+  /**
+   * Opens the backend under the state directory (created if missing); a THROW_AWAY backend also closes from a
+   * shutdown hook, so an interrupted throw-away run leaves nothing behind.
+   */
   public static LoopDeviceBackend open(Path stateDirectory, LoopDevices loops, Retention retention) {
     var backend = new LoopDeviceBackend(stateDirectory.toAbsolutePath().normalize(), loops, retention);
     try {
@@ -68,15 +79,20 @@ public final class LoopDeviceBackend implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the loop device state under " + stateDirectory, e);
     }
-    Runtime.getRuntime().addShutdownHook(backend.shutdownHook);
+    if (retention == Retention.THROW_AWAY) {
+      Runtime.getRuntime().addShutdownHook(backend.shutdownHook);
+    }
     return backend;
   }
 
-  /** The locator the node side uses for these devices. */
+  /**
+   * The locator the node side uses for these devices: a device is this backend's volume only when its backing file
+   * is that volume's file in this state directory; a loop device of anyone else has no identity and is never used.
+   */
   public NvmeDeviceLocator locator(Duration wait) {
     var sysBlock = Path.of("/sys/block");
     return new NvmeDeviceLocator(byIdDirectory, sysBlock, Path.of("/dev"),
-        new LoopBackingFileReader(sysBlock, volumesDirectory), wait, Duration.ofMillis(50));
+        new LoopBackingFileReader(sysBlock, volumesDirectory), name -> false, wait, Duration.ofMillis(50));
   }
 
   /**
@@ -88,6 +104,9 @@ public final class LoopDeviceBackend implements AutoCloseable {
   public synchronized Path attached(String volumeId, long sizeBytes) {
     requireOpen();
     var file = backingFile(volumeId);
+    if (!Files.exists(file)) {
+      made.add(volumeId);
+    }
     growTo(file, sizeBytes);
     var device = loops.find(file).orElseGet(() -> loops.attach(file));
     loops.refreshSize(device);
@@ -108,12 +127,17 @@ public final class LoopDeviceBackend implements AutoCloseable {
   /** The volume was detached: its link is removed and its loop device released; its data stays. */
   public synchronized void detached(String volumeId) {
     requireOpen();
-    release(volumeId);
+    if (isVolumeId(volumeId)) {
+      release(volumeId);
+    }
   }
 
   /** The volume was enlarged: the backing file grows (never shrinks) and an attached device sees the new size. */
   public synchronized void resized(String volumeId, long newSizeBytes) {
     requireOpen();
+    if (!isVolumeId(volumeId)) {
+      return;
+    }
     var file = backingFile(volumeId);
     if (!Files.exists(file)) {
       return; // Never attached: the size applies when it is.
@@ -126,7 +150,11 @@ public final class LoopDeviceBackend implements AutoCloseable {
   /** The volume was deleted: released if still attached, and its content removed. */
   public synchronized void deleted(String volumeId) {
     requireOpen();
+    if (!isVolumeId(volumeId)) {
+      return; // no such volume can have a file here
+    }
     release(volumeId);
+    made.remove(volumeId);
     try {
       Files.deleteIfExists(backingFile(volumeId));
     } catch (IOException e) {
@@ -144,7 +172,11 @@ public final class LoopDeviceBackend implements AutoCloseable {
     if (!Files.exists(source)) {
       return; // Never attached, so never written: a restore starts empty as well.
     }
-    SparseCopy.copy(source, snapshotFile(snapshotId));
+    var copy = snapshotFile(snapshotId);
+    if (!Files.exists(copy)) {
+      made.add(snapshotId);
+    }
+    SparseCopy.copy(source, copy);
     LOG.info("local snapshot {} of {} taken", snapshotId, volumeId);
   }
 
@@ -154,6 +186,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
     var source = sourceId.startsWith("snap-") ? snapshotFile(sourceId) : backingFile(sourceId);
     var target = backingFile(volumeId);
     if (Files.exists(source) && !Files.exists(target)) {
+      made.add(volumeId);
       SparseCopy.copy(source, target);
       LOG.info("local volume {} seeded from {}", volumeId, sourceId);
     }
@@ -162,6 +195,10 @@ public final class LoopDeviceBackend implements AutoCloseable {
   /** The snapshot was deleted: its copy is removed. */
   public synchronized void snapshotDeleted(String snapshotId) {
     requireOpen();
+    if (!EbsIds.isSnapshotId(snapshotId)) {
+      return;
+    }
+    made.remove(snapshotId);
     try {
       Files.deleteIfExists(snapshotFile(snapshotId));
     } catch (IOException e) {
@@ -170,7 +207,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
   }
 
   private Path snapshotFile(String snapshotId) {
-    if (!SNAPSHOT_ID.matcher(snapshotId).matches()) {
+    if (!EbsIds.isSnapshotId(snapshotId)) {
       throw new IllegalArgumentException("not an EBS snapshot id: " + snapshotId);
     }
     return snapshotsDirectory.resolve(snapshotId + SUFFIX);
@@ -178,47 +215,47 @@ public final class LoopDeviceBackend implements AutoCloseable {
 
   /** The device the volume is attached as, if it is. */
   public synchronized Optional<Path> device(String volumeId) {
+    if (!isVolumeId(volumeId)) {
+      return Optional.empty();
+    }
     var file = backingFile(volumeId);
     return Files.exists(file) ? loops.find(file) : Optional.empty();
   }
 
-  /** Releases every loop device of this backend and, with {@link Retention#DELETE_FILES}, the backing files. */
+  /**
+   * PERSISTENT: nothing (the volumes outlive the process). THROW_AWAY: releases the loop devices of the volumes this
+   * backend made and deletes their files and its snapshot copies; volumes another process made stay.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
       return;
     }
     closed = true;
+    if (retention == Retention.PERSISTENT) {
+      return;
+    }
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException e) {
       // Already shutting down: this is the hook running.
     }
     var failures = new ArrayList<String>();
-    for (var file : backingFiles()) {
-      var volumeId = volumeIdOf(file.getFileName().toString()).orElse(null);
+    for (var id : List.copyOf(made)) {
       try {
-        if (volumeId != null) {
-          release(volumeId);
-        }
-        if (retention == Retention.DELETE_FILES) {
-          Files.deleteIfExists(file);
+        if (id.startsWith("snap-")) {
+          Files.deleteIfExists(snapshotFile(id));
+        } else {
+          release(id);
+          Files.deleteIfExists(backingFile(id));
         }
       } catch (IOException | RuntimeException e) {
-        failures.add(file + ": " + e.getMessage());
+        failures.add(id + ": " + e.getMessage());
       }
     }
-    if (retention == Retention.DELETE_FILES) {
-      try (var copies = Files.list(snapshotsDirectory)) {
-        for (var copy : copies.toList()) {
-          Files.deleteIfExists(copy);
-        }
-      } catch (IOException e) {
-        failures.add(snapshotsDirectory + ": " + e.getMessage());
-      }
-    }
+    made.clear();
     if (!failures.isEmpty()) {
-      LOG.error("could not release all local volumes: {}", failures);
+      LOG.error("could not remove all local volumes of this throw-away run: {}", failures);
     }
   }
 
@@ -228,7 +265,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
       return Optional.empty();
     }
     var id = fileName.substring(0, fileName.length() - SUFFIX.length());
-    return VOLUME_ID.matcher(id).matches() ? Optional.of(id) : Optional.empty();
+    return EbsIds.isVolumeId(id) ? Optional.of(id) : Optional.empty();
   }
 
   private void release(String volumeId) {
@@ -246,8 +283,12 @@ public final class LoopDeviceBackend implements AutoCloseable {
     }
   }
 
+  private static boolean isVolumeId(String volumeId) {
+    return EbsIds.isVolumeId(volumeId);
+  }
+
   private Path backingFile(String volumeId) {
-    if (!VOLUME_ID.matcher(volumeId).matches()) {
+    if (!EbsIds.isVolumeId(volumeId)) {
       throw new IllegalArgumentException("not an EBS volume id: " + volumeId);
     }
     return volumesDirectory.resolve(volumeId + SUFFIX);
@@ -255,14 +296,6 @@ public final class LoopDeviceBackend implements AutoCloseable {
 
   private Path byIdLink(String volumeId) {
     return byIdDirectory.resolve(NvmeDeviceLocator.byIdName(volumeId));
-  }
-
-  private List<Path> backingFiles() {
-    try (Stream<Path> files = Files.list(volumesDirectory)) {
-      return files.filter(file -> file.getFileName().toString().endsWith(SUFFIX)).toList();
-    } catch (IOException e) {
-      return List.of();
-    }
   }
 
   private static void growTo(Path file, long sizeBytes) {

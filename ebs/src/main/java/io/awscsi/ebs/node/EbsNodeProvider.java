@@ -1,6 +1,7 @@
 package io.awscsi.ebs.node;
 
 import io.awscsi.core.host.HostTools;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.NodeVolumeExpander;
@@ -8,6 +9,7 @@ import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.core.provider.VolumeStager;
 import io.awscsi.core.provider.VolumeStatsReader;
+import io.awscsi.ebs.volume.EbsIds;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -70,6 +72,11 @@ public final class EbsNodeProvider implements NodeProvider {
   @Override
   public Optional<VolumeStatsReader> stats() {
     return Optional.of(stats);
+  }
+
+  @Override
+  public IdSyntax ids() {
+    return EbsIds.SYNTAX;
   }
 
   @Override

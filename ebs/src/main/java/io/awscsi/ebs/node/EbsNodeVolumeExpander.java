@@ -40,7 +40,7 @@ public final class EbsNodeVolumeExpander implements NodeVolumeExpander {
     var volumePath = NodeRequests.cleanPath(request.volumePath(), "volume_path");
     var volumeId = request.volumeId();
     var action = "expanding volume " + volumeId + " at " + volumePath;
-    return HostFailures.call(action, () -> switch (published.at(volumeId, volumePath)) {
+    return HostFailures.call(action, () -> switch (published.at(volumeId, volumePath, "volume_path")) {
       case PublishedVolumes.Published.Block(Path deviceFile) -> host.stats().deviceSize(deviceFile);
       case PublishedVolumes.Published.FileSystem(var mount, Path device) -> {
         long deviceSize = awaitDeviceSize(volumeId, device, request.capacity().requiredBytes());

@@ -7,6 +7,7 @@ import io.awscsi.core.host.HostTools;
 import io.awscsi.core.host.MkfsOptions;
 import io.awscsi.core.host.MountInfo;
 import io.awscsi.core.host.MountState;
+import io.awscsi.core.host.MountTargets;
 import io.awscsi.core.provider.AccessType;
 import io.awscsi.core.provider.StageRequest;
 import io.awscsi.core.provider.VolumeStager;
@@ -31,6 +32,7 @@ public final class EbsVolumeStager implements VolumeStager {
 
   private final NvmeDeviceLocator locator;
   private final HostTools host;
+  private final PublishedVolumes published;
   private final boolean legacyXfs;
 
   /**
@@ -39,6 +41,7 @@ public final class EbsVolumeStager implements VolumeStager {
   public EbsVolumeStager(NvmeDeviceLocator locator, HostTools host, boolean legacyXfs) {
     this.locator = locator;
     this.host = host;
+    this.published = new PublishedVolumes(host.mounter(), locator);
     this.legacyXfs = legacyXfs;
   }
 
@@ -93,10 +96,19 @@ public final class EbsVolumeStager implements VolumeStager {
             reason);
         host.mounter().unmount(staging);
       }
-      case MountState.Absent() -> createDirectories(staging);
-      case MountState.NotMounted() -> { }
+      case MountState.Absent() -> {
+        checkTarget(staging);
+        createDirectories(staging);
+      }
+      case MountState.NotMounted() -> checkTarget(staging);
     }
     return false;
+  }
+
+  private void checkTarget(Path staging) {
+    MountTargets.problem(host.mounter(), staging, MountTargets.Kind.DIRECTORY).ifPresent(problem -> {
+      throw DriverException.failedPrecondition("staging_target_path " + staging + " " + problem);
+    });
   }
 
   /**
@@ -142,10 +154,17 @@ public final class EbsVolumeStager implements VolumeStager {
     var staging = NodeRequests.cleanPath(stagingPath, "staging_target_path");
     HostFailures.run("unstaging volume " + volumeId + " from " + staging, () -> {
       var state = host.mounter().inspect(staging);
-      if (state.isMountPoint()) {
-        host.mounter().unmount(staging);
-        LOG.info("NodeUnstageVolume: unmounted {} from {}", volumeId, staging);
+      if (!state.isMountPoint()) {
+        return;
       }
+      if (!published.mayUnmount(volumeId, staging, state)) {
+        var what = state instanceof MountState.Mounted(MountInfo mount) ? published.what(staging, mount)
+            : "a corrupted mount";
+        throw DriverException.failedPrecondition("staging_target_path " + staging + " holds " + what
+            + ", which is not volume " + volumeId + "; it is not unmounted");
+      }
+      host.mounter().unmount(staging);
+      LOG.info("NodeUnstageVolume: unmounted {} from {}", volumeId, staging);
     });
   }
 

@@ -20,7 +20,7 @@ public final class EbsVolumeStatsReader implements VolumeStatsReader {
   public VolumeStats stats(String volumeId, Path volumePath) {
     var path = NodeRequests.cleanPath(volumePath, "volume_path");
     return HostFailures.call("reading the stats of volume " + volumeId + " at " + path,
-        () -> switch (published.at(volumeId, path)) {
+        () -> switch (published.at(volumeId, path, "volume_path")) {
           case PublishedVolumes.Published.Block(Path deviceFile) ->
               new VolumeStats.Block(host.stats().deviceSize(deviceFile));
           case PublishedVolumes.Published.FileSystem fileSystem -> {

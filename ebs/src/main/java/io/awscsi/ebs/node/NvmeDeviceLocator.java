@@ -3,12 +3,15 @@ package io.awscsi.ebs.node;
 import io.awscsi.core.errors.DriverException;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -22,9 +25,12 @@ import org.apache.logging.log4j.Logger;
  *   <li>the by-id link {@code nvme-Amazon_Elastic_Block_Store_vol0123...} that udev makes from the serial;</li>
  *   <li>every block device in sysfs whose serial is the volume id without the dash (no udev needed).</li>
  * </ol>
- * A candidate whose serial names another volume (a stale link left by an earlier attachment) is refused and the
- * search goes on. Attachment completes before the device shows up, so the search is repeated for a bounded time and
- * then fails retryably, naming every path searched.
+ * A candidate is used only when it is provably the volume's: its identity (NVMe serial, the loop backend's backing
+ * file) names the volume. A candidate whose identity names another volume (a stale link left by an earlier
+ * attachment), or that has no identity at all, is refused and the search goes on; the only devices accepted without
+ * an identity are those the backend says cannot have one (Xen {@code xvd} disks, which have no serial). A
+ * {@code devicePath} outside {@code /dev} is refused outright. Attachment completes before the device shows up, so
+ * the search is repeated for a bounded time and then fails retryably, naming every path searched.
  *
  * <p>The roots and the identity reader are parameters: the same code finds loop devices of the local backend and
  * devices in a fake tree in tests.
@@ -37,19 +43,36 @@ public final class NvmeDeviceLocator {
   /** Publish-context key set by ControllerPublishVolume. */
   public static final String DEVICE_PATH_KEY = "devicePath";
 
+  /** Xen's EBS disks ({@code xvdf}, {@code xvdba}): whole disks without a serial in sysfs. */
+  public static final Predicate<String> XEN_DISK = Pattern.compile("xvd[a-z]{1,2}").asMatchPredicate();
+
   private final Path byIdDirectory;
   private final Path sysBlock;
+  private final Path sysDevBlock;
   private final Path devDirectory;
   private final DeviceIdentityReader identities;
+  private final Predicate<String> acceptedWithoutIdentity;
   private final Duration wait;
   private final Duration pollInterval;
 
+  /** On EC2: devices without an identity are accepted only when they are Xen disks ({@link #XEN_DISK}). */
   public NvmeDeviceLocator(Path byIdDirectory, Path sysBlock, Path devDirectory, DeviceIdentityReader identities,
       Duration wait, Duration pollInterval) {
+    this(byIdDirectory, sysBlock, devDirectory, identities, XEN_DISK, wait, pollInterval);
+  }
+
+  /**
+   * @param sysBlock {@code /sys/block}; {@code /sys/dev/block} (devices by number) is its sibling {@code ../dev/block}
+   * @param acceptedWithoutIdentity kernel names of devices that cannot have an identity and are used without one
+   */
+  public NvmeDeviceLocator(Path byIdDirectory, Path sysBlock, Path devDirectory, DeviceIdentityReader identities,
+      Predicate<String> acceptedWithoutIdentity, Duration wait, Duration pollInterval) {
     this.byIdDirectory = byIdDirectory;
     this.sysBlock = sysBlock;
+    this.sysDevBlock = sysBlock.resolveSibling("dev").resolve("block");
     this.devDirectory = devDirectory;
     this.identities = identities;
+    this.acceptedWithoutIdentity = acceptedWithoutIdentity;
     this.wait = wait;
     this.pollInterval = pollInterval;
   }
@@ -73,10 +96,11 @@ public final class NvmeDeviceLocator {
    * @throws DriverException Unavailable when no device of this volume appeared in time (the caller retries)
    */
   public Path locate(String volumeId, Map<String, String> publishContext) {
+    var devicePath = devicePath(publishContext.getOrDefault(DEVICE_PATH_KEY, ""));
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       var searched = new ArrayList<String>();
-      var found = findOnce(volumeId, publishContext.getOrDefault(DEVICE_PATH_KEY, ""), searched);
+      var found = findOnce(volumeId, devicePath, searched);
       if (found.isPresent()) {
         return found.get();
       }
@@ -94,23 +118,73 @@ public final class NvmeDeviceLocator {
     }
   }
 
-  /** The identity of a device path (followed if a link), when the device has one. */
-  public Optional<String> identityOf(Path device) {
+  /**
+   * The publish context's device path, if any: absolute, clean and inside {@code /dev} (as EC2's device names are) or
+   * the by-id directory (the loop backend's links).
+   *
+   * @throws DriverException InvalidArgument naming {@code publish_context.devicePath} otherwise
+   */
+  private Optional<Path> devicePath(String value) {
+    if (value.isEmpty()) {
+      return Optional.empty();
+    }
+    if (value.length() > 256 || value.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
+          + DEVICE_PATH_KEY + " must be a device path such as /dev/xvdba (printable, at most 256 characters)");
+    }
+    Path path;
     try {
-      return identities.identityOf(device.toRealPath().getFileName().toString());
+      path = Path.of(value);
+    } catch (InvalidPathException e) {
+      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
+          + DEVICE_PATH_KEY + " is not a path");
+    }
+    boolean inside = (path.startsWith(devDirectory) && !path.equals(devDirectory))
+        || (path.startsWith(byIdDirectory) && !path.equals(byIdDirectory));
+    if (!path.isAbsolute() || !path.normalize().equals(path) || !inside) {
+      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
+          + DEVICE_PATH_KEY + " " + value + " is not a device path inside " + devDirectory + " (or the by-id links "
+          + byIdDirectory + ") such as " + devDirectory.resolve("xvdba"));
+    }
+    return Optional.of(path);
+  }
+
+  /** The kernel name ({@code nvme1n1}, {@code loop3}) of the block device with this {@code major:minor}. */
+  public Optional<String> kernelNameOf(String deviceNumber) {
+    if (!deviceNumber.matches("\\d{1,10}:\\d{1,10}")) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(sysDevBlock.resolve(deviceNumber).toRealPath().getFileName().toString());
     } catch (IOException e) {
       return Optional.empty();
     }
   }
 
-  /** False only when the device positively names another volume; a device without identity cannot be refuted. */
-  public boolean mayBelongTo(Path device, String volumeId) {
-    return identityOf(device).map(identity -> VolumeIds.matches(identity, volumeId)).orElse(true);
+  /**
+   * Whether the block device with this {@code major:minor} (mountinfo's device field, a device file's rdev) is
+   * provably this volume's: its identity names the volume, or it is a device that cannot have one (Xen).
+   */
+  public boolean isDeviceOf(String deviceNumber, String volumeId) {
+    return kernelNameOf(deviceNumber).map(name -> provablyOf(name, volumeId)).orElse(false);
   }
 
-  private Optional<Path> findOnce(String volumeId, String devicePath, List<String> searched) {
-    if (!devicePath.isEmpty()) {
-      var candidate = verified(Path.of(devicePath), volumeId, "publish_context devicePath", searched);
+  /** What the device with this {@code major:minor} is, for messages: its name and identity. */
+  public String describe(String deviceNumber) {
+    return kernelNameOf(deviceNumber)
+        .map(name -> name + identities.identityOf(name).map(identity -> " (" + identity + ")")
+            .orElse(" (no volume identity)"))
+        .orElse("device " + deviceNumber + " (not a block device of this host)");
+  }
+
+  private boolean provablyOf(String kernelName, String volumeId) {
+    return identities.identityOf(kernelName).map(identity -> VolumeIds.matches(identity, volumeId))
+        .orElseGet(() -> acceptedWithoutIdentity.test(kernelName));
+  }
+
+  private Optional<Path> findOnce(String volumeId, Optional<Path> devicePath, List<String> searched) {
+    if (devicePath.isPresent()) {
+      var candidate = verified(devicePath.get(), volumeId, "publish_context devicePath", searched);
       if (candidate.isPresent()) {
         return candidate;
       }
@@ -124,9 +198,8 @@ public final class NvmeDeviceLocator {
   }
 
   /**
-   * The candidate's real path if it exists and does not name another volume. A device without a readable identity
-   * (Xen {@code xvd} devices have no serial) is accepted, because the source names it for this volume; upstream
-   * skips the check the same way.
+   * The candidate's real path if it exists and is provably the volume's. A device without a readable identity is
+   * accepted only when it cannot have one (Xen {@code xvd} disks have no serial; upstream accepts those too).
    */
   private Optional<Path> verified(Path candidate, String volumeId, String source, List<String> searched) {
     Path device;
@@ -136,11 +209,17 @@ public final class NvmeDeviceLocator {
       searched.add(source + " " + candidate + " (does not exist)");
       return Optional.empty();
     }
-    var identity = identities.identityOf(device.getFileName().toString());
+    var name = device.getFileName().toString();
+    var identity = identities.identityOf(name);
     if (identity.isEmpty()) {
-      LOG.warn("using {} {} -> {} for volume {} without a serial to check it against", source, candidate, device,
-          volumeId);
-      return Optional.of(device);
+      if (acceptedWithoutIdentity.test(name) && device.startsWith(devDirectory)) {
+        LOG.warn("using {} {} -> {} for volume {}: a Xen disk has no serial to check it against", source,
+            candidate, device, volumeId);
+        return Optional.of(device);
+      }
+      searched.add(source + " " + candidate + " -> " + device + " (refused: it has no identity that proves it is "
+          + volumeId + ")");
+      return Optional.empty();
     }
     if (!VolumeIds.matches(identity.get(), volumeId)) {
       LOG.warn("refusing {} {} -> {} for volume {}: the device is {} (stale link)", source, candidate, device,

@@ -48,10 +48,11 @@ class RetryAndRateLimitTest {
     AtomicLong now = new AtomicLong();
     TokenBucket bucket = new TokenBucket(1, 0.1, now::get);
     bucket.reserve();
-    assertThatThrownBy(() -> Ec2Calls.waitForToken(bucket, CallDeadline.after(Duration.ofMillis(100)),
-        "CreateVolume"))
+    CallDeadline deadline = CallDeadline.after(Duration.ofMillis(100));
+    assertThatThrownBy(() -> Ec2Calls.waitForToken(bucket, deadline, "CreateVolume"))
         .isInstanceOfSatisfying(CloudException.class,
             e -> assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class));
+    assertThat(bucket.available()).as("the token it will not use is given back").isZero();
   }
 
   @Test

@@ -51,7 +51,7 @@ class LoopDeviceBackendIntegrationTest {
 
   @Test
   void anAttachedVolumeIsASparseLoopDeviceFoundByTheLocator() throws IOException {
-    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.DELETE_FILES)) {
+    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.THROW_AWAY)) {
       var link = backend.attached(VOLUME, 64 * MIB);
 
       var device = backend.device(VOLUME).orElseThrow();
@@ -72,7 +72,7 @@ class LoopDeviceBackendIntegrationTest {
 
   @Test
   void contentSurvivesDetachAndReattachUntilTheVolumeIsDeleted() throws IOException {
-    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.DELETE_FILES)) {
+    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.THROW_AWAY)) {
       backend.attached(VOLUME, 16 * MIB);
       writeAt(backend.device(VOLUME).orElseThrow(), "volume content");
 
@@ -92,7 +92,7 @@ class LoopDeviceBackendIntegrationTest {
 
   @Test
   void aResizedVolumeGrowsItsAttachedDeviceAndNeverShrinks() {
-    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.DELETE_FILES)) {
+    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.THROW_AWAY)) {
       backend.attached(VOLUME, 16 * MIB);
 
       backend.resized(VOLUME, 48 * MIB);
@@ -105,31 +105,61 @@ class LoopDeviceBackendIntegrationTest {
   }
 
   @Test
-  void closeReleasesEveryDeviceAndHonoursRetention() throws IOException {
+  void aPersistentBackendLeavesDevicesLinksAndFilesForTheNextProcess() throws IOException {
+    var persistent = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.PERSISTENT);
+    var link = persistent.attached(VOLUME, 16 * MIB);
+    var device = persistent.device(VOLUME).orElseThrow();
+    writeAt(device, "kept");
+
+    persistent.close();
+
+    assertThat(loops.find(backingFile(VOLUME))).contains(device);
+    assertThat(link.toRealPath()).isEqualTo(device.toRealPath());
+    assertThatThrownBy(() -> persistent.attached(VOLUME, MIB)).isInstanceOf(IllegalStateException.class);
+    // The next process (a restart) finds the same device and the data on it.
+    try (var restarted = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.PERSISTENT)) {
+      restarted.attached(VOLUME, 16 * MIB);
+      assertThat(restarted.device(VOLUME)).contains(device);
+      assertThat(readAt(device, 4)).isEqualTo("kept");
+      restarted.deleted(VOLUME);
+    }
+  }
+
+  @Test
+  void aThrowAwayBackendRemovesOnlyTheVolumesItMade() throws IOException {
     var other = "vol-0fedcba9876543210";
-    var kept = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.KEEP_FILES);
-    kept.attached(VOLUME, 16 * MIB);
-    kept.attached(other, 16 * MIB);
-
-    kept.close();
-
-    assertThat(loops.find(backingFile(VOLUME))).isEmpty();
-    assertThat(loops.find(backingFile(other))).isEmpty();
-    assertThat(backingFile(VOLUME)).exists();
-    assertThatThrownBy(() -> kept.attached(VOLUME, MIB)).isInstanceOf(IllegalStateException.class);
-
-    var ephemeral = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.DELETE_FILES);
+    try (var earlier = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.PERSISTENT)) {
+      earlier.attached(other, 16 * MIB); // made by another process, which keeps serving it
+    }
+    var otherDevice = loops.find(backingFile(other)).orElseThrow();
+    var ephemeral = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.THROW_AWAY);
     ephemeral.attached(VOLUME, 16 * MIB);
+    ephemeral.attached(other, 16 * MIB);
+
     ephemeral.close();
     ephemeral.close();
+
     assertThat(loops.find(backingFile(VOLUME))).isEmpty();
     assertThat(backingFile(VOLUME)).doesNotExist();
-    assertThat(backingFile(other)).doesNotExist();
+    assertThat(backingFile(other)).exists();
+    assertThat(loops.find(backingFile(other))).contains(otherDevice);
+    loops.detach(otherDevice);
+  }
+
+  @Test
+  void idsThatAreNotVolumeIdsNameNothingToDetachOrDelete() {
+    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.THROW_AWAY)) {
+      backend.detached("vol-../../x");
+      backend.deleted("../../etc/passwd");
+      backend.resized("vol-\u0000", MIB);
+      assertThat(backend.device("vol-../../x")).isEmpty();
+      assertThat(state.resolve("volumes")).isEmptyDirectory();
+    }
   }
 
   @Test
   void refusesIdsThatAreNotVolumeIds() {
-    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.DELETE_FILES)) {
+    try (var backend = LoopDeviceBackend.open(state, loops, LoopDeviceBackend.Retention.THROW_AWAY)) {
       assertThatThrownBy(() -> backend.attached("../../etc/passwd", MIB))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an EBS volume id");
     }

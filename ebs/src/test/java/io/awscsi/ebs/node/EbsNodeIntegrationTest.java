@@ -323,7 +323,7 @@ class EbsNodeIntegrationTest {
     var nowhere = node.root().resolve("not-published");
 
     assertError(() -> node.provider().stats().orElseThrow().stats(volumeId, nowhere), DriverError.NotFound.class,
-        "is not published at " + nowhere);
+        "is not published at volume_path " + nowhere);
     assertError(() -> node.expand(volumeId, nowhere, 0), DriverError.NotFound.class, "does not exist");
   }
 
@@ -334,7 +334,7 @@ class EbsNodeIntegrationTest {
     node.stage(volumeId, context, fileSystem("ext4"), Map.of());
 
     assertError(() -> node.provider().stats().orElseThrow().stats(newVolumeId(), node.stagingPath(volumeId)),
-        DriverError.NotFound.class, "which is " + volumeId);
+        DriverError.NotFound.class, volumeId + ")), which is not this volume's device");
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.host.DeviceAccess;
 import io.awscsi.core.host.Formatter;
 import io.awscsi.core.host.FsResizer;
 import io.awscsi.core.host.FsStats;
@@ -60,7 +61,7 @@ class EbsVolumeStagerTest {
         .on(HostTool.XFS_INFO, Reply.ok("data     =                       bsize=4096   blocks=262144, imaxpct=25\n"));
     var stats = new FsStats(runner, root.resolve("no-sysfs"));
     var host = new HostTools(runner, new LinuxMounter(runner, mountInfo, Duration.ofSeconds(5)),
-        new Formatter(runner), new FsResizer(runner, stats), stats, new LoopDevices(runner));
+        new Formatter(runner), new FsResizer(runner, stats), stats, new LoopDevices(runner), new DeviceAccess(runner));
     var locator = new NvmeDeviceLocator(dev.resolve("disk/by-id"), sysBlock, dev, new NvmeSerialReader(sysBlock),
         Duration.ZERO, Duration.ofMillis(10));
     stager = new EbsVolumeStager(locator, host, false);

@@ -40,7 +40,7 @@ public final class LocalEbsNode implements AutoCloseable {
   /** With the node's command runner wrapped, e.g. to time the host tools. */
   public LocalEbsNode(boolean legacyXfs, UnaryOperator<CommandRunner> runnerWrapper) {
     backend = LoopDeviceBackend.open(scratch.root().resolve("state"), new io.awscsi.core.host.LoopDevices(
-        scratch.runner()), LoopDeviceBackend.Retention.DELETE_FILES);
+        scratch.runner()), LoopDeviceBackend.Retention.THROW_AWAY);
     host = HostTools.over(runnerWrapper.apply(scratch.runner()));
     locator = backend.locator(Duration.ofSeconds(2));
     provider = EbsNodeProvider.create(() -> new NodeInfo("i-local", 0, Map.of()), locator, host, legacyXfs);

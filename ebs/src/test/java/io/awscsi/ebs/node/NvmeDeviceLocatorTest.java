@@ -72,7 +72,7 @@ class NvmeDeviceLocatorTest {
     nvme("nvme1n1", "vol0bbbbbbbbbbbbbbbb");
     var device = nvme("nvme3n1", "vol0aaaaaaaaaaaaaaaa");
 
-    assertThat(locator(Duration.ZERO).locate(VOLUME_A, Map.of("devicePath", "/dev/xvdbz-does-not-exist")))
+    assertThat(locator(Duration.ZERO).locate(VOLUME_A, Map.of("devicePath", dev.resolve("xvdbz-missing").toString())))
         .isEqualTo(dev.resolve("nvme3n1"))
         .isEqualTo(device);
   }
@@ -130,13 +130,46 @@ class NvmeDeviceLocatorTest {
   }
 
   @Test
-  void tellsWhetherADeviceMayBelongToAVolume() throws IOException {
-    var device = nvme("nvme1n1", "vol0aaaaaaaaaaaaaaaa");
+  void aDeviceWithoutIdentityThatIsNoXenDiskIsNeverUsed() throws IOException {
+    var loop = Files.createFile(dev.resolve("loop0")).toRealPath(); // someone else's loop device: no serial
+    var devicePath = loop.toString();
+
+    assertThatThrownBy(() -> locator(Duration.ZERO).locate(VOLUME_A, Map.of("devicePath", devicePath)))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.Unavailable.class))
+        .hasMessageContaining(devicePath + " -> " + loop + " (refused: it has no identity that proves it is "
+            + VOLUME_A + ")");
+  }
+
+  @Test
+  void aDevicePathOutsideTheDeviceDirectoryIsInvalid() throws IOException {
+    var file = Files.writeString(root.resolve("passwd"), "root:x:0:0");
+    for (var devicePath : new String[] {file.toString(), dev + "/../passwd", "dev/xvdba", dev.toString(),
+        dev + "/xvd\nba"}) {
+      assertThatThrownBy(() -> locator(Duration.ZERO).locate(VOLUME_A, Map.of("devicePath", devicePath)))
+          .as(devicePath)
+          .isInstanceOfSatisfying(DriverException.class, e -> assertThat(e.error())
+              .isInstanceOfSatisfying(DriverError.InvalidArgument.class,
+                  invalid -> assertThat(invalid.field()).isEqualTo("publish_context.devicePath")));
+    }
+  }
+
+  @Test
+  void tellsWhetherADeviceNumberIsProvablyAVolumesDevice() throws IOException {
+    nvme("nvme1n1", "vol0aaaaaaaaaaaaaaaa");
+    var sysDevBlock = Files.createDirectories(root.resolve("sys/dev/block"));
+    Files.createSymbolicLink(sysDevBlock.resolve("259:1"), Path.of("../../block/nvme1n1"));
+    Files.createSymbolicLink(sysDevBlock.resolve("254:0"), Path.of("../../block/vda"));
+    Files.createDirectories(sysBlock.resolve("xvdf"));
+    Files.createSymbolicLink(sysDevBlock.resolve("202:80"), Path.of("../../block/xvdf"));
     var locator = locator(Duration.ZERO);
 
-    assertThat(locator.mayBelongTo(device, VOLUME_A)).isTrue();
-    assertThat(locator.mayBelongTo(device, VOLUME_B)).isFalse();
-    assertThat(locator.mayBelongTo(dev.resolve("missing"), VOLUME_B)).isTrue();
-    assertThat(locator.identityOf(device)).contains("vol0aaaaaaaaaaaaaaaa");
+    assertThat(locator.isDeviceOf("259:1", VOLUME_A)).isTrue();
+    assertThat(locator.isDeviceOf("259:1", VOLUME_B)).as("another volume's device").isFalse();
+    assertThat(locator.isDeviceOf("254:0", VOLUME_A)).as("a disk without identity (the root disk)").isFalse();
+    assertThat(locator.isDeviceOf("202:80", VOLUME_A)).as("a Xen disk cannot have an identity").isTrue();
+    assertThat(locator.isDeviceOf("0:42", VOLUME_A)).as("no block device (tmpfs, proc)").isFalse();
+    assertThat(locator.isDeviceOf("../../x", VOLUME_A)).isFalse();
+    assertThat(locator.describe("259:1")).isEqualTo("nvme1n1 (vol0aaaaaaaaaaaaaaaa)");
   }
 }

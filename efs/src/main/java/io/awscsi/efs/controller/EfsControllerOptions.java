@@ -1,9 +1,11 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackendKind;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Controller settings from the driver's flags.
@@ -15,6 +17,8 @@ import java.util.Objects;
  * @param localRoot {@code --efs-local-root}: the local stand-in's root (LOCAL backend only)
  * @param workDir where the controller mounts file systems (one mount point per file system)
  * @param zone the controller's availability zone ("" unknown): picks the mount target of cross-account mounts
+ * @param efsUtils efs-utils' directories, configuration and watchdog, started before the first mount (EFS_UTILS
+ *     backend); empty where something else manages efs-utils
  */
 public record EfsControllerOptions(
     Map<String, String> tags,
@@ -22,7 +26,8 @@ public record EfsControllerOptions(
     EfsMountBackendKind mountBackend,
     Path localRoot,
     Path workDir,
-    String zone) {
+    String zone,
+    Optional<EfsUtilsNode.Options> efsUtils) {
 
   /** Where upstream mounts file systems in the controller. */
   public static final Path DEFAULT_WORK_DIR = Path.of("/var/lib/csi/pv");
@@ -33,5 +38,12 @@ public record EfsControllerOptions(
     Objects.requireNonNull(localRoot, "localRoot");
     Objects.requireNonNull(workDir, "workDir");
     zone = zone == null ? "" : zone;
+    Objects.requireNonNull(efsUtils, "efsUtils");
+  }
+
+  /** Without efs-utils management. */
+  public EfsControllerOptions(Map<String, String> tags, boolean deleteAccessPointRootDir,
+      EfsMountBackendKind mountBackend, Path localRoot, Path workDir, String zone) {
+    this(tags, deleteAccessPointRootDir, mountBackend, localRoot, workDir, zone, Optional.empty());
   }
 }

@@ -1,12 +1,17 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.core.host.Mounter;
+import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.efs.cloud.EfsCloudFactory;
+import io.awscsi.efs.efsutils.EfsUtilsOnFirstMount;
 import io.awscsi.efs.mount.EfsMountBackend;
+import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.mount.FileSystemRootMounts;
 import io.awscsi.efs.volume.EfsIds;
 
@@ -15,10 +20,13 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
 
   private final EfsVolumeProvisioner provisioner;
   private final EfsCloudFactory clouds;
+  private final EfsUtilsOnFirstMount efsUtils;
 
-  private EfsControllerProvider(EfsVolumeProvisioner provisioner, EfsCloudFactory clouds) {
+  private EfsControllerProvider(EfsVolumeProvisioner provisioner, EfsCloudFactory clouds,
+      EfsUtilsOnFirstMount efsUtils) {
     this.provisioner = provisioner;
     this.clouds = clouds;
+    this.efsUtils = efsUtils;
   }
 
   /**
@@ -29,12 +37,30 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
    * @param mounter mounts file systems for efs-dir volumes and for --delete-access-point-root-dir
    */
   public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter) {
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.NONE, new MetricsRegistry());
+  }
+
+  /**
+   * Builds the controller that reads {@code fileSystemIdConfigRef} / {@code fileSystemIdSecretRef} through the
+   * Kubernetes API.
+   */
+  public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
+      KubernetesValueReader kubernetes, MetricsRegistry metrics) {
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.of(kubernetes), metrics);
+  }
+
+  static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
+      FileSystemIdRefs.Reader refs, MetricsRegistry metrics) {
+    EfsUtilsOnFirstMount efsUtils = options.mountBackend() == EfsMountBackendKind.EFS_UTILS
+        ? options.efsUtils().map(o -> new EfsUtilsOnFirstMount(o, metrics)).orElse(null)
+        : null;
     EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> clouds.defaultCloud()::describeAccessPoint);
+        () -> clouds.defaultCloud()::describeAccessPoint, options.efsUtils().map(o -> o.directories().stateDir())
+            .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), efsUtils == null ? () -> { } : efsUtils);
     VolumeDirectories directories = new VolumeDirectories(new FileSystemRootMounts(backend, mounter,
         options.workDir()));
     return new EfsControllerProvider(new EfsVolumeProvisioner(options, clouds, new AccessPointGidAllocator(),
-        directories), clouds);
+        directories, refs), clouds, efsUtils);
   }
 
   @Override
@@ -56,8 +82,12 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
     return EfsIds.SYNTAX;
   }
 
+  /** Closes the EFS clients and stops efs-utils' watchdog if a mount started it. */
   @Override
   public void close() {
+    if (efsUtils != null) {
+      efsUtils.close();
+    }
     clouds.close();
   }
 }

@@ -4,12 +4,14 @@ import io.awscsi.core.errors.DriverException;
 import io.awscsi.efs.volume.EfsIds;
 import io.awscsi.efs.volume.EfsPaths;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The StorageClass parameters of an EFS volume, parsed and checked. Keys are matched exactly as upstream does; an
@@ -70,10 +72,10 @@ public record EfsVolumeParameters(
   static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
   static final String PV_NAME = "csi.storage.k8s.io/pv/name";
 
-  private static final Set<String> KNOWN = Set.of(PROVISIONING_MODE, FILE_SYSTEM_ID, DIRECTORY_PERMS, UID, GID,
-      GID_RANGE_START, GID_RANGE_END, BASE_PATH, SUB_PATH_PATTERN, ENSURE_UNIQUE_DIRECTORY, REUSE_ACCESS_POINT, AZ,
-      ENFORCE_ZONE_AFFINITY, ENABLE_TAGGING, PVC_NAME, PVC_NAMESPACE, PV_NAME);
-  private static final Set<String> UNSUPPORTED_UPSTREAM = Set.of("fileSystemIdConfigRef", "fileSystemIdSecretRef");
+  private static final Set<String> KNOWN = Set.of(PROVISIONING_MODE, FILE_SYSTEM_ID, FileSystemIdRefs.CONFIG_REF,
+      FileSystemIdRefs.SECRET_REF, DIRECTORY_PERMS, UID, GID, GID_RANGE_START, GID_RANGE_END, BASE_PATH,
+      SUB_PATH_PATTERN, ENSURE_UNIQUE_DIRECTORY, REUSE_ACCESS_POINT, AZ, ENFORCE_ZONE_AFFINITY, ENABLE_TAGGING,
+      PVC_NAME, PVC_NAMESPACE, PV_NAME);
   private static final Pattern OCTAL_MODE = Pattern.compile("[0-7]{3,4}");
   private static final Pattern DECIMAL = Pattern.compile("\\d{1,10}");
 
@@ -83,17 +85,32 @@ public record EfsVolumeParameters(
    * @param clusterTags the {@code --tags} of the driver, which {@code enableTagging: "false"} contradicts
    */
   public static EfsVolumeParameters parse(Map<String, String> parameters, Map<String, String> clusterTags) {
+    return parse(parameters, clusterTags, FileSystemIdRefs.Reader.NONE);
+  }
+
+  /**
+   * Parses the parameters; a file system id given by reference ({@code fileSystemIdConfigRef},
+   * {@code fileSystemIdSecretRef}) is read through {@code refs} after every other parameter checked out.
+   */
+  static EfsVolumeParameters parse(Map<String, String> parameters, Map<String, String> clusterTags,
+      FileSystemIdRefs.Reader refs) {
     for (String key : parameters.keySet()) {
-      if (UNSUPPORTED_UPSTREAM.contains(key)) {
-        throw invalid(key + " is not supported by this driver; put the file system id in " + FILE_SYSTEM_ID);
-      }
       if (!KNOWN.contains(key)) {
         throw invalid("unknown parameter \"" + key + "\"; supported: " + String.join(", ", new TreeSet<>(KNOWN)));
       }
     }
     ProvisioningMode mode = mode(parameters.get(PROVISIONING_MODE));
-    String fileSystemId = required(parameters, FILE_SYSTEM_ID).strip();
-    if (!EfsIds.isFileSystemId(fileSystemId)) {
+    List<String> given = Stream.of(FILE_SYSTEM_ID, FileSystemIdRefs.CONFIG_REF, FileSystemIdRefs.SECRET_REF)
+        .filter(parameters::containsKey).toList();
+    if (given.size() != 1) {
+      throw invalid((given.isEmpty() ? "missing " + FILE_SYSTEM_ID : "conflicting " + String.join(" and ", given))
+          + ": set exactly one of " + FILE_SYSTEM_ID + ", " + FileSystemIdRefs.CONFIG_REF + " or "
+          + FileSystemIdRefs.SECRET_REF);
+    }
+    FileSystemIdRefs.Ref ref = given.getFirst().equals(FILE_SYSTEM_ID) ? null
+        : FileSystemIdRefs.parse(given.getFirst(), parameters.get(given.getFirst()));
+    String fileSystemId = ref != null ? "" : required(parameters, FILE_SYSTEM_ID).strip();
+    if (ref == null && !EfsIds.isFileSystemId(fileSystemId)) {
       throw invalid(FILE_SYSTEM_ID + " \"" + fileSystemId + "\" is not a file system id (fs- and 8 to 40 hex digits)");
     }
     String perms = parameters.getOrDefault(DIRECTORY_PERMS, "");
@@ -136,7 +153,13 @@ public record EfsVolumeParameters(
       throw invalid(REUSE_ACCESS_POINT + " needs the PVC name (" + PVC_NAME + "); run csi-provisioner with "
           + "--extra-create-metadata");
     }
-    return parsed;
+    return ref == null ? parsed : parsed.withFileSystemId(FileSystemIdRefs.resolve(ref, refs));
+  }
+
+  private EfsVolumeParameters withFileSystemId(String id) {
+    return new EfsVolumeParameters(mode, id, directoryPerms, uid, gid, gidRange, basePath, subPathPattern,
+        ensureUniqueDirectory, reuseAccessPoint, az, enforceZoneAffinity, enableTagging, pvcName, pvcNamespace,
+        pvName);
   }
 
   /** Whether the allocator must provide uid, gid or both. */

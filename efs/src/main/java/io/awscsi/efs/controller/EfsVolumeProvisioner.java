@@ -36,6 +36,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
   private final EfsCloudFactory clouds;
   private final AccessPointVolumes accessPoints;
   private final VolumeDirectories directories;
+  private final FileSystemIdRefs.Reader refs;
   /**
    * What each name was created with by this process, in either mode: the one record that also spans modes, so a name
    * cannot get a directory volume after an access-point volume (or the reverse) while the first exists.
@@ -45,11 +46,12 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
   private record Created(RequestFingerprint fingerprint, String volumeId) {}
 
   EfsVolumeProvisioner(EfsControllerOptions options, EfsCloudFactory clouds, AccessPointGidAllocator allocator,
-      VolumeDirectories directories) {
+      VolumeDirectories directories, FileSystemIdRefs.Reader refs) {
     this.options = options;
     this.clouds = clouds;
     this.accessPoints = new AccessPointVolumes(options.tags(), allocator);
     this.directories = directories;
+    this.refs = refs;
   }
 
   @Override
@@ -57,7 +59,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     EfsCapabilities.unsupported(request.capabilities()).ifPresent(reason -> {
       throw DriverException.invalidArgument("volume_capabilities", reason);
     });
-    EfsVolumeParameters parameters = EfsVolumeParameters.parse(request.parameters(), options.tags());
+    EfsVolumeParameters parameters = EfsVolumeParameters.parse(request.parameters(), options.tags(), refs);
     RequestFingerprint fingerprint = RequestFingerprint.of(request);
     Created before = created.get(request.name());
     if (before != null && !before.fingerprint().equals(fingerprint)) {

@@ -1,5 +1,6 @@
 package io.awscsi.efs.mount;
 
+import io.awscsi.core.host.MountInfo;
 import java.nio.file.Path;
 
 /**
@@ -10,6 +11,18 @@ public interface EfsMountBackend {
 
   /** Mounts at {@code target}, an existing empty directory. */
   void mount(EfsMountRequest request, Path target);
+
+  /**
+   * Whether {@code mount} (what the mount table shows at a target) is this request's file system path: the source,
+   * type and where it comes from. Read-only and options are compared by the caller.
+   */
+  MountMatch match(EfsMountRequest request, MountInfo mount);
+
+  /**
+   * Whether the mount is of the kind this backend makes (an NFS mount, a bind from the local root): a tear-down
+   * unmounts nothing else, whatever path it is given.
+   */
+  boolean madeHere(MountInfo mount);
 
   /** Whether the backend can work here (efs-utils installed, local root usable); the reason when it cannot. */
   String unavailableReason();

@@ -21,8 +21,19 @@ public enum EfsMountBackendKind {
    * @param accessPoints how the stand-in finds access point roots (LOCAL only; not called for EFS_UTILS)
    */
   public EfsMountBackend create(Mounter mounter, Path localRoot, Supplier<AccessPointLookup> accessPoints) {
+    return create(mounter, localRoot, accessPoints, EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY, () -> { });
+  }
+
+  /**
+   * Builds the backend.
+   *
+   * @param efsUtilsStateDirectory efs-utils' mount state, which tells TLS mounts apart (EFS_UTILS only)
+   * @param beforeEfsUtilsMount run before every efs-utils mount (EFS_UTILS only; idempotent)
+   */
+  public EfsMountBackend create(Mounter mounter, Path localRoot, Supplier<AccessPointLookup> accessPoints,
+      Path efsUtilsStateDirectory, Runnable beforeEfsUtilsMount) {
     return switch (this) {
-      case EFS_UTILS -> new EfsUtilsMountBackend(mounter);
+      case EFS_UTILS -> new EfsUtilsMountBackend(mounter, efsUtilsStateDirectory, beforeEfsUtilsMount);
       case LOCAL -> {
         try {
           Files.createDirectories(localRoot);

@@ -3,6 +3,7 @@ package io.awscsi.efs.mount;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.CommandException;
 import io.awscsi.core.host.Mounter;
+import io.awscsi.core.provider.CallBudget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -61,8 +62,14 @@ public final class FileSystemRootMounts {
         try {
           Files.createDirectories(mountPoint);
           if (!mounter.isMountPoint(mountPoint)) {
-            backend.mount(new EfsMountRequest(fileSystemId, "/", "", options, false), mountPoint);
+            backend.mount(new EfsMountRequest(fileSystemId, "/", "", options, false, CallBudget.remaining(EfsMountRequest.FALLBACK_TIMEOUT)),
+                mountPoint);
           }
+        } catch (CommandException.TimedOut e) {
+          throw DriverException.deadlineExceeded("mounting file system " + fileSystemId + " at " + mountPoint
+              + " did not finish within the call's deadline (" + e.timeout().toMillis() + " ms) and was stopped; "
+              + "check that the controller reaches a mount target of " + fileSystemId + " (security group, NFS port "
+              + "2049)");
         } catch (IOException | UncheckedIOException | CommandException e) {
           throw DriverException.internal("the controller cannot mount file system " + fileSystemId + " at "
               + mountPoint + " (" + e.getMessage() + "); efs-dir volumes and --delete-access-point-root-dir need a "

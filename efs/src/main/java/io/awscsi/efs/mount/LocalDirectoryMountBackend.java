@@ -1,6 +1,8 @@
 package io.awscsi.efs.mount;
 
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.host.DeviceNumbers;
+import io.awscsi.core.host.MountInfo;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.EfsCloudException;
@@ -39,28 +41,101 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
   @Override
   public void mount(EfsMountRequest request, Path target) {
     try {
-      Path fsRoot = fileSystemRoot(request.fileSystemId());
-      Files.createDirectories(fsRoot);
-      String base = EfsPaths.ROOT;
-      if (!request.accessPointId().isEmpty()) {
-        AccessPoint accessPoint = describe(request.accessPointId()).orElseThrow(() ->
-            DriverException.notFound("access point " + request.accessPointId() + " does not exist"));
-        if (!accessPoint.fileSystemId().equals(request.fileSystemId())) {
-          throw DriverException.invalidArgument("volume_id", "access point " + request.accessPointId()
-              + " belongs to " + accessPoint.fileSystemId() + ", not " + request.fileSystemId());
-        }
-        base = EfsPaths.clean(accessPoint.rootDirectory().path());
-        createAccessPointRoot(fsRoot, accessPoint.rootDirectory());
-      }
-      Path source = fsRoot.resolve(EfsPaths.relative(EfsPaths.join(base, request.path())));
+      Path source = source(request, true);
       if (!Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
-        throw DriverException.notFound("path " + EfsPaths.join(base, request.path()) + " does not exist in file "
-            + "system " + request.fileSystemId() + " (local directory " + source + ")");
+        throw DriverException.notFound("path " + request.path() + " does not exist in file system "
+            + request.fileSystemId() + (request.accessPointId().isEmpty() ? "" : " under access point "
+            + request.accessPointId()) + " (local directory " + source + ")");
       }
-      mounter.bindMount(source, target, request.readOnly(), List.of());
+      // EFS resolves symbolic links inside the file system; here a link a tenant wrote into the volume would lead
+      // out of the stand-in's directory onto the host, so the directory must resolve to inside it.
+      Path real = source.toRealPath();
+      Path within = accessPointRootOf(request).toRealPath();
+      if (!real.startsWith(within)) {
+        throw DriverException.failedPrecondition("path " + request.path() + " of file system "
+            + request.fileSystemId() + " resolves through a symbolic link to " + real + ", outside "
+            + (request.accessPointId().isEmpty() ? "the file system" : "access point " + request.accessPointId())
+            + "; it is not mounted");
+      }
+      mounter.bindMount(real, target, request.readOnly(), List.of());
     } catch (IOException e) {
       throw DriverException.internal("cannot prepare the local stand-in of " + request.fileSystemId() + " under "
           + root + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The local directory a request names; with {@code create}, an access point's root is made as EFS makes it. */
+  private Path source(EfsMountRequest request, boolean create) throws IOException {
+    Path fsRoot = fileSystemRoot(request.fileSystemId());
+    if (create) {
+      Files.createDirectories(fsRoot);
+    }
+    String base = EfsPaths.ROOT;
+    if (!request.accessPointId().isEmpty()) {
+      AccessPoint accessPoint = describe(request.accessPointId()).orElseThrow(() ->
+          DriverException.notFound("access point " + request.accessPointId() + " does not exist"));
+      if (!accessPoint.fileSystemId().equals(request.fileSystemId())) {
+        throw DriverException.notFound("access point " + request.accessPointId() + " belongs to "
+            + accessPoint.fileSystemId() + ", not " + request.fileSystemId());
+      }
+      base = EfsPaths.clean(accessPoint.rootDirectory().path());
+      if (create) {
+        createAccessPointRoot(fsRoot, accessPoint.rootDirectory());
+      }
+    }
+    return fsRoot.resolve(EfsPaths.relative(EfsPaths.join(base, request.path())));
+  }
+
+  /** The directory a request may not leave: the access point's root, or the file system's. */
+  private Path accessPointRootOf(EfsMountRequest request) throws IOException {
+    return request.accessPointId().isEmpty() ? fileSystemRoot(request.fileSystemId())
+        : source(new EfsMountRequest(request.fileSystemId(), EfsPaths.ROOT, request.accessPointId(), List.of(),
+            request.readOnly()), false);
+  }
+
+  /**
+   * A bind mount shows the device of the file system that holds its source and the source's path inside it
+   * (mountinfo's root field); both must be the request's directory under this stand-in's root.
+   */
+  @Override
+  public MountMatch match(EfsMountRequest request, MountInfo mount) {
+    Path source;
+    try {
+      source = source(request, false).toRealPath();
+    } catch (IOException | DriverException e) {
+      return new MountMatch.Different(mount.source() + " (" + mount.fsType() + "): the volume's directory "
+          + "cannot be found (" + e.getMessage() + ")");
+    }
+    Optional<String> expected = bindIdentity(source);
+    if (expected.isEmpty()) {
+      return new MountMatch.Unknown("the file system holding " + source + " is not in the mount table");
+    }
+    String actual = mount.deviceNumber() + ":" + mount.root();
+    return actual.equals(expected.get()) ? new MountMatch.Same()
+        : new MountMatch.Different(mount.source() + " (" + mount.fsType() + ", " + mount.root() + ")");
+  }
+
+  @Override
+  public boolean madeHere(MountInfo mount) {
+    try {
+      return bindIdentity(root.toRealPath())
+          .map(r -> (mount.deviceNumber() + ":" + mount.root() + "/").startsWith(r.endsWith("/") ? r : r + "/"))
+          .orElse(false);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** {@code major:minor:<path inside its file system>} of a directory, as a bind mount of it shows in mountinfo. */
+  private Optional<String> bindIdentity(Path directory) {
+    try {
+      String device = DeviceNumbers.ofFileSystemOf(directory);
+      return mounter.mountContaining(directory).filter(m -> m.deviceNumber().equals(device)).map(m -> {
+        String inside = m.mountPoint().relativize(directory).toString();
+        return device + ":" + EfsPaths.join(m.root(), inside);
+      });
+    } catch (IOException | UnsupportedOperationException e) {
+      return Optional.empty();
     }
   }
 

@@ -58,8 +58,12 @@ final class EfsMountOptions {
               + " of the volume context; remove one");
         }
         if (o.equals("rw") && readOnly) {
-          // A read-only publish must not be turned writable by a later option.
-          continue;
+          // Read-only is absolute: a writable option on a read-only publish is a contradiction, not a tie-break.
+          try {
+            MountOptions.checkReadOnly(true, List.of(o));
+          } catch (InvalidMountOptionException e) {
+            throw invalid(e.getMessage());
+          }
         }
         user.add(o);
       }

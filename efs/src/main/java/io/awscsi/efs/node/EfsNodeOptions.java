@@ -1,9 +1,11 @@
 package io.awscsi.efs.node;
 
+import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackendKind;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Node settings from the driver's flags.
@@ -16,6 +18,8 @@ import java.util.Objects;
  * @param maxInflightMountCalls {@code --max-inflight-mount-calls}: concurrent mounts, 0 or less for no limit
  * @param mountBackend {@code --efs-mount-backend}
  * @param localRoot {@code --efs-local-root}: the local stand-in's root (LOCAL backend only)
+ * @param efsUtils efs-utils' directories, configuration and watchdog, which the node prepares, writes and keeps
+ *     running (EFS_UTILS backend); empty where something else manages efs-utils (tests of the mount commands)
  */
 public record EfsNodeOptions(
     boolean volMetricsOptIn,
@@ -25,13 +29,23 @@ public record EfsNodeOptions(
     Duration unmountTimeout,
     int maxInflightMountCalls,
     EfsMountBackendKind mountBackend,
-    Path localRoot) {
+    Path localRoot,
+    Optional<EfsUtilsNode.Options> efsUtils) {
+
+  /** Without efs-utils management. */
+  public EfsNodeOptions(boolean volMetricsOptIn, Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit,
+      boolean forceUnmountAfterTimeout, Duration unmountTimeout, int maxInflightMountCalls,
+      EfsMountBackendKind mountBackend, Path localRoot) {
+    this(volMetricsOptIn, volMetricsRefreshPeriod, volMetricsFsRateLimit, forceUnmountAfterTimeout, unmountTimeout,
+        maxInflightMountCalls, mountBackend, localRoot, Optional.empty());
+  }
 
   public EfsNodeOptions {
     Objects.requireNonNull(volMetricsRefreshPeriod, "volMetricsRefreshPeriod");
     Objects.requireNonNull(unmountTimeout, "unmountTimeout");
     Objects.requireNonNull(mountBackend, "mountBackend");
     Objects.requireNonNull(localRoot, "localRoot");
+    Objects.requireNonNull(efsUtils, "efsUtils");
     if (volMetricsFsRateLimit < 1) {
       throw new IllegalArgumentException("--vol-metrics-fs-rate-limit must be at least 1, was "
           + volMetricsFsRateLimit);

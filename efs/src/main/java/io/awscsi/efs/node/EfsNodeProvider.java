@@ -3,14 +3,24 @@ package io.awscsi.efs.node;
 import io.awscsi.core.host.CommandRunner;
 import io.awscsi.core.host.FsStats;
 import io.awscsi.core.host.Mounter;
+import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.core.provider.VolumeStatsReader;
 import io.awscsi.efs.cloud.EfsCloud;
+import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackend;
+import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.mount.EfsUtilsMountBackend;
+import io.awscsi.efs.mount.EfsMountRequest;
+import io.awscsi.efs.mount.MountMatch;
+import io.awscsi.efs.volume.EfsIds;
+import io.awscsi.efs.volume.VolumeHandle;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -26,13 +36,15 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
   private final EfsVolumePublisher publisher;
   private final VolumeStatsCache stats;
   private final EfsMountBackend backend;
+  private final EfsUtilsNode efsUtils;
 
   private EfsNodeProvider(NodeInfo nodeInfo, EfsVolumePublisher publisher, VolumeStatsCache stats,
-      EfsMountBackend backend) {
+      EfsMountBackend backend, EfsUtilsNode efsUtils) {
     this.nodeInfo = nodeInfo;
     this.publisher = publisher;
     this.stats = stats;
     this.backend = backend;
+    this.efsUtils = efsUtils;
   }
 
   /**
@@ -43,24 +55,44 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
    *     leave to EFS ({@code SdkEfsCloud.create}); never called with EFS_UTILS
    */
   public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
-      CommandRunner runner, Supplier<EfsCloud> localBackendCloud) {
+      CommandRunner runner, Supplier<EfsCloud> localBackendCloud, MetricsRegistry metrics) {
     EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> localBackendCloud.get()::describeAccessPoint);
-    return create(options, nodeInfo, mounter, runner, backend);
+        () -> localBackendCloud.get()::describeAccessPoint, options.efsUtils().map(o -> o.directories().stateDir())
+            .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), () -> { });
+    return create(options, nodeInfo, mounter, runner, backend, metrics);
   }
 
   /** Builds the node over a prepared mount backend. */
   public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
       CommandRunner runner, EfsMountBackend backend) {
+    return create(options, nodeInfo, mounter, runner, backend, new MetricsRegistry());
+  }
+
+  /**
+   * Builds the node over a prepared mount backend; with {@link EfsNodeOptions#efsUtils()} (and the EFS_UTILS
+   * backend) efs-utils is set up and its watchdog started before the node serves a call.
+   */
+  public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
+      CommandRunner runner, EfsMountBackend backend, MetricsRegistry metrics) {
+    EfsUtilsNode efsUtils = options.mountBackend() == EfsMountBackendKind.EFS_UTILS
+        ? options.efsUtils().map(o -> EfsUtilsNode.start(o, metrics)).orElse(null)
+        : null;
+    // Stats walk a volume's tree: never "/", a kernel file system or another volume. An NFS mount through a TLS
+    // tunnel whose state is not readable cannot be told apart from this volume's and is measured.
+    VolumeStatsCache.VolumeMounts volumeMounts = (volumeId, mount) -> {
+      VolumeHandle handle = VolumeHandle.parse(volumeId);
+      return backend.madeHere(mount) && !(backend.match(new EfsMountRequest(handle.fileSystemId(), handle.path(),
+          handle.accessPointId(), List.of(), mount.readOnly()), mount) instanceof MountMatch.Different);
+    };
     VolumeStatsCache stats = options.volMetricsOptIn()
-        ? new VolumeStatsCache(mounter, new FsStats(runner), options.volMetricsRefreshPeriod(),
+        ? new VolumeStatsCache(mounter, volumeMounts, new FsStats(runner), options.volMetricsRefreshPeriod(),
             options.volMetricsFsRateLimit(), Clock.systemUTC())
         : null;
     EfsVolumePublisher publisher = new EfsVolumePublisher(backend, mounter, options.maxInflightMountCalls(),
         nodeInfo.accessibleTopology().getOrDefault(ZONE_TOPOLOGY_KEY, ""),
         options.forceUnmountAfterTimeout() ? options.unmountTimeout() : null,
         stats == null ? target -> { } : stats::forget);
-    return new EfsNodeProvider(nodeInfo, publisher, stats, backend);
+    return new EfsNodeProvider(nodeInfo, publisher, stats, backend, efsUtils);
   }
 
   @Override
@@ -78,17 +110,37 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
     return Optional.ofNullable(stats);
   }
 
-  /** Not ready when the mount backend cannot work here (efs-utils missing, local root unusable). */
+  @Override
+  public IdSyntax ids() {
+    return EfsIds.SYNTAX;
+  }
+
+  /**
+   * Not ready when the mount backend cannot work here (efs-utils missing, local root unusable) or the watchdog cannot
+   * be started at all.
+   */
   @Override
   public Readiness readiness() {
     String reason = backend.unavailableReason();
+    if (reason.isEmpty() && efsUtils != null) {
+      reason = efsUtils.unavailableReason();
+    }
     return reason.isEmpty() ? Readiness.ready() : new Readiness.NotReady(reason);
   }
 
+  /** The efs-utils side of the node, when this node manages it. */
+  public Optional<EfsUtilsNode> efsUtils() {
+    return Optional.ofNullable(efsUtils);
+  }
+
+  /** Stops the stats walks and the watchdog. */
   @Override
   public void close() {
     if (stats != null) {
       stats.close();
+    }
+    if (efsUtils != null) {
+      efsUtils.close();
     }
   }
 }

@@ -2,22 +2,28 @@ package io.awscsi.efs.node;
 
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.CommandException;
+import io.awscsi.core.host.MountInfo;
 import io.awscsi.core.host.MountState;
+import io.awscsi.core.host.MountTargets;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.provider.AccessType;
+import io.awscsi.core.provider.CallBudget;
 import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
+import io.awscsi.efs.mount.MountMatch;
 import io.awscsi.efs.volume.EfsCapabilities;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,16 +74,29 @@ public final class EfsVolumePublisher implements VolumePublisher {
     List<String> flags = request.capability().accessType() instanceof AccessType.Mount m ? m.mountFlags() : List.of();
     List<String> options = EfsMountOptions.compose(handle, context, flags, readOnly, nodeZone);
     Path target = request.targetPath();
+    EfsMountRequest mount = new EfsMountRequest(handle.fileSystemId(), handle.path(), handle.accessPointId(), options,
+        readOnly);
     try (MountCallLimiter.Permit permit = limiter.acquire(request.volumeId())) {
-      if (alreadyMounted(target, readOnly, handle)) {
+      if (alreadyMounted(target, mount, handle)) {
         return;
       }
       try {
-        backend.mount(new EfsMountRequest(handle.fileSystemId(), handle.path(), handle.accessPointId(), options,
-            readOnly), target);
+        // The caller's deadline as it stands now, after any wait for a mount slot.
+        backend.mount(mount.withTimeout(CallBudget.remaining(EfsMountRequest.FALLBACK_TIMEOUT)), target);
         LOG.info("NodePublishVolume: mounted {} at {} ({}{})", handle.volumeId(), target, String.join(",", options),
             readOnly ? ", read-only" : "");
-      } catch (CommandException | UncheckedIOException e) {
+      } catch (CommandException.TimedOut e) {
+        cleanUp(target);
+        throw DriverException.deadlineExceeded("mounting " + handle.volumeId() + " at " + target + " did not finish "
+            + "within the call's deadline (" + e.timeout().toMillis() + " ms) and was stopped; the kubelet will try "
+            + "again. Check that this node reaches a mount target of " + handle.fileSystemId()
+            + " (security group, NFS port 2049)");
+      } catch (CommandException e) {
+        cleanUp(target);
+        // mount.efs failing is the file system, its mount targets or the network not answering, not a driver bug.
+        throw DriverException.unavailable("mounting " + handle.volumeId() + " at " + target + " failed: "
+            + e.getMessage(), e);
+      } catch (UncheckedIOException e) {
         cleanUp(target);
         throw DriverException.internal("mounting " + handle.volumeId() + " at " + target + " failed: "
             + e.getMessage());
@@ -88,14 +107,28 @@ public final class EfsVolumePublisher implements VolumePublisher {
     }
   }
 
-  /** True when the target is already mounted as asked; otherwise makes it a directory ready to mount on. */
-  private boolean alreadyMounted(Path target, boolean readOnly, VolumeHandle handle) {
+  /**
+   * True when the target already holds this volume as asked (the same file system path, read-only flag and the
+   * options the mount table shows); another mount there is ALREADY_EXISTS, never "already mounted". Otherwise makes
+   * the target a directory ready to mount on.
+   */
+  private boolean alreadyMounted(Path target, EfsMountRequest request, VolumeHandle handle) {
     MountState state = mounter.inspect(target);
     switch (state) {
       case MountState.Mounted mounted -> {
-        if (mounted.mount().readOnly() != readOnly) {
-          throw DriverException.alreadyExists("volume " + handle.volumeId() + " is already mounted at " + target
-              + (mounted.mount().readOnly() ? " read-only" : " read-write") + "; unpublish it first");
+        MountInfo existing = mounted.mount();
+        switch (backend.match(request, existing)) {
+          case MountMatch.Same same -> { }
+          case MountMatch.Different different -> throw DriverException.alreadyExists("target_path " + target
+              + " already has " + different.what() + " mounted, which is not volume " + handle.volumeId()
+              + "; unpublish it first");
+          case MountMatch.Unknown unknown -> throw DriverException.alreadyExists("target_path " + target
+              + " already has " + existing.source() + " (" + existing.fsType() + ") mounted, which cannot be told "
+              + "to be volume " + handle.volumeId() + " (" + unknown.why() + "); unpublish it first");
+        }
+        if (existing.readOnly() != request.readOnly()) {
+          throw DriverException.alreadyExists("volume " + handle.volumeId() + " is already mounted at target_path "
+              + target + (existing.readOnly() ? " read-only" : " read-write") + "; unpublish it first");
         }
         LOG.info("NodePublishVolume: {} is already mounted at {}", handle.volumeId(), target);
         return true;
@@ -106,21 +139,45 @@ public final class EfsVolumePublisher implements VolumePublisher {
         unmount(target);
       }
       case MountState.Absent absent -> {
+        checkTarget(target);
         try {
           Files.createDirectories(target);
         } catch (IOException e) {
           throw DriverException.internal("cannot create target path " + target + ": " + e.getMessage(), e);
         }
       }
-      case MountState.NotMounted notMounted -> { }
+      case MountState.NotMounted notMounted -> checkTarget(target);
     }
     return false;
   }
 
+  private void checkTarget(Path target) {
+    MountTargets.problem(mounter, target, MountTargets.Kind.DIRECTORY).ifPresent(problem -> {
+      throw DriverException.failedPrecondition("target_path " + target + " " + problem);
+    });
+  }
+
+  /**
+   * Unmounts the target when what is mounted there is an EFS mount of this volume (or cannot be told apart from
+   * one); another file system, another volume or the host's own mounts are never unmounted, whatever path is given.
+   */
   @Override
   public void unpublish(String volumeId, Path targetPath) {
     try {
-      unmount(targetPath);
+      MountState state = mounter.inspect(targetPath);
+      if (state.isMountPoint()) {
+        Optional<MountInfo> mount = mounter.findMount(targetPath);
+        if (mount.isPresent() && !ownMount(volumeId, mount.get(), state)) {
+          throw DriverException.failedPrecondition("target_path " + targetPath + " holds " + mount.get().source()
+              + " (" + mount.get().fsType() + "), which is not volume " + volumeId + "; it is not unmounted");
+        }
+        unmount(targetPath);
+      }
+      if (Files.isSymbolicLink(targetPath) || Files.isRegularFile(targetPath, LinkOption.NOFOLLOW_LINKS)) {
+        LOG.info("NodeUnpublishVolume: {} is not mounted at {}, which is not a target this driver made; left as is",
+            volumeId, targetPath);
+        return;
+      }
       Files.deleteIfExists(targetPath);
       unpublished.accept(targetPath);
       LOG.info("NodeUnpublishVolume: unmounted {} from {}", volumeId, targetPath);
@@ -130,8 +187,25 @@ public final class EfsVolumePublisher implements VolumePublisher {
     } catch (IOException e) {
       throw DriverException.internal("cannot remove target path " + targetPath + ": " + e.getMessage(), e);
     } catch (CommandException | UncheckedIOException e) {
-      throw DriverException.internal("unmounting " + volumeId + " from " + targetPath + " failed: " + e.getMessage());
+      throw DriverException.unavailable("unmounting " + volumeId + " from " + targetPath + " failed: "
+          + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Whether a mount at a target may be this volume's: of this backend's kind, and not provably another path. A
+   * corrupted mount (a hung or stale NFS mount) is unusable to anyone and is always unmounted.
+   */
+  private boolean ownMount(String volumeId, MountInfo mount, MountState state) {
+    if (state instanceof MountState.Corrupted) {
+      return true;
+    }
+    if (!backend.madeHere(mount)) {
+      return false;
+    }
+    VolumeHandle handle = VolumeHandle.parse(volumeId);
+    return !(backend.match(new EfsMountRequest(handle.fileSystemId(), handle.path(), handle.accessPointId(),
+        List.of(), mount.readOnly()), mount) instanceof MountMatch.Different);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.awscsi.efs.node;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.FileSystemUsage;
 import io.awscsi.core.host.FsStats;
+import io.awscsi.core.host.MountInfo;
 import io.awscsi.core.host.MountState;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.provider.VolumeStats;
@@ -39,7 +40,14 @@ public final class VolumeStatsCache implements VolumeStatsReader, AutoCloseable 
 
   private record Sample(VolumeStats.FileSystem stats, Instant computedAt) {}
 
+  /** Whether the mount at a path is the volume's (the mount backend's match of source and type). */
+  @FunctionalInterface
+  public interface VolumeMounts {
+    boolean isVolumeMount(String volumeId, MountInfo mount);
+  }
+
   private final Mounter mounter;
+  private final VolumeMounts volumeMounts;
   private final FsStats fsStats;
   private final Duration refreshPeriod;
   private final int perFileSystemLimit;
@@ -49,12 +57,13 @@ public final class VolumeStatsCache implements VolumeStatsReader, AutoCloseable 
   private final Set<Path> walking = ConcurrentHashMap.newKeySet();
   private final Map<String, Semaphore> fileSystemPermits = new ConcurrentHashMap<>();
 
-  public VolumeStatsCache(Mounter mounter, FsStats fsStats, Duration refreshPeriod, int perFileSystemLimit,
-      Clock clock) {
+  public VolumeStatsCache(Mounter mounter, VolumeMounts volumeMounts, FsStats fsStats, Duration refreshPeriod,
+      int perFileSystemLimit, Clock clock) {
     if (perFileSystemLimit < 1) {
       throw new IllegalArgumentException("--vol-metrics-fs-rate-limit must be at least 1, was " + perFileSystemLimit);
     }
     this.mounter = mounter;
+    this.volumeMounts = volumeMounts;
     this.fsStats = fsStats;
     this.refreshPeriod = refreshPeriod;
     this.perFileSystemLimit = perFileSystemLimit;
@@ -64,10 +73,17 @@ public final class VolumeStatsCache implements VolumeStatsReader, AutoCloseable 
   @Override
   public VolumeStats stats(String volumeId, Path volumePath) {
     switch (mounter.inspect(volumePath)) {
-      case MountState.Mounted mounted -> { }
+      case MountState.Mounted mounted -> {
+        // Never walk what is not the volume ("/", another volume, a kernel file system).
+        if (!volumeMounts.isVolumeMount(volumeId, mounted.mount())) {
+          throw DriverException.notFound("volume " + volumeId + " is not published at volume_path " + volumePath
+              + ": it holds " + mounted.mount().source() + " (" + mounted.mount().fsType() + ")");
+        }
+      }
       case MountState.Corrupted corrupted -> throw DriverException.failedPrecondition("volume " + volumeId
           + " at " + volumePath + " is not usable: " + corrupted.reason());
-      default -> throw DriverException.notFound("volume " + volumeId + " is not published at " + volumePath);
+      default -> throw DriverException.notFound("volume " + volumeId + " is not published at volume_path "
+          + volumePath);
     }
     Sample sample = samples.get(volumePath);
     if (sample == null || !sample.computedAt().plus(refreshPeriod).isAfter(clock.instant())) {

@@ -37,6 +37,7 @@ class EfsUtilsMountCommandTest {
 
   @TempDir Path dir;
   private Path target;
+  private Path stateDir;
   private Path mountInfo;
   private RecordingCommandRunner runner;
   private EfsVolumePublisher publisher;
@@ -47,10 +48,11 @@ class EfsUtilsMountCommandTest {
     Files.writeString(mountInfo, "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n");
     target = dir.toRealPath().resolve("pods/uid/volumes/kubernetes.io~csi/pv/mount");
     runner = new RecordingCommandRunner();
+    stateDir = Files.createDirectories(dir.resolve("var-run-efs"));
     LinuxMounter mounter = new LinuxMounter(runner, mountInfo, Duration.ofSeconds(5));
     publisher = (EfsVolumePublisher) EfsNodeProvider.create(options(0), new NodeInfo("i-0123", 0,
-        Map.of("topology.kubernetes.io/zone", "us-east-1b")), mounter, runner, new EfsUtilsMountBackend(mounter))
-        .publisher();
+        Map.of("topology.kubernetes.io/zone", "us-east-1b")), mounter, runner,
+        new EfsUtilsMountBackend(mounter, stateDir)).publisher();
   }
 
   static EfsNodeOptions options(int maxInflight) {
@@ -95,8 +97,6 @@ class EfsUtilsMountCommandTest {
             "mount -t efs -o tls,accesspoint=fsap-0123abcd fs-0123abcd:/ " + t),
         Arguments.of("efs:fs-0123abcd", Map.of(), List.of(), true,
             "mount -t efs -o ro,tls fs-0123abcd:/ " + t),
-        Arguments.of("efs:fs-0123abcd", Map.of(), List.of("rw"), true,
-            "mount -t efs -o ro,tls fs-0123abcd:/ " + t),
         Arguments.of("efs:fs-0123abcd::fsap-0123abcd", Map.of("mounttargetip", "10.0.0.5"), List.of("iam"), false,
             "mount -t efs -o tls,accesspoint=fsap-0123abcd,iam,mounttargetip=10.0.0.5 fs-0123abcd:/ " + t),
         Arguments.of("efs:fs-0123abcd::fsap-0123abcd",
@@ -139,6 +139,19 @@ class EfsUtilsMountCommandTest {
         Arguments.of("efs:fs-0123abcd::ap-1", Map.of(), List.of(), "not an access point id"));
   }
 
+  @Test
+  void rwWithAReadOnlyPublishIsAContradictionNotATieBreak() {
+    for (var mode : List.of(AccessMode.MULTI_NODE_READER_ONLY, AccessMode.SINGLE_NODE_WRITER)) {
+      assertThatThrownBy(() -> publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of("noac,rw"),
+          mode == AccessMode.SINGLE_NODE_WRITER, mode)))
+          .isInstanceOfSatisfying(DriverException.class, e -> assertThat(e.error())
+              .isInstanceOfSatisfying(DriverError.InvalidArgument.class,
+                  invalid -> assertThat(invalid.field()).isEqualTo("volume_capability.mount.mount_flags")))
+          .hasMessageContaining("conflicts with a read-only publish");
+    }
+    assertThat(runner.commands()).isEmpty();
+  }
+
   @ParameterizedTest(name = "{3}: {0} {1} {2}")
   @MethodSource("refused")
   void refusesBadOptionsWithoutRunningAnything(String volumeId, Map<String, String> context, List<String> flags,
@@ -164,11 +177,24 @@ class EfsUtilsMountCommandTest {
     assertThat(runner.commands()).isEmpty();
   }
 
-  @Test
-  void anAlreadyMountedTargetIsNotMountedAgain() throws IOException {
+  /** The mount table's line of an efs-utils TLS mount at the target: NFS from the local tunnel on its port. */
+  private void tunnelMountAtTarget(String options) throws IOException {
     Files.createDirectories(target);
-    Files.writeString(mountInfo, "90 27 0:50 / " + target + " rw,relatime shared:40 - nfs4 127.0.0.1:/ rw\n",
+    Files.writeString(mountInfo, "90 27 0:50 / " + target + " " + options + ",relatime shared:40 - nfs4 127.0.0.1:/ "
+        + options + ",vers=4.1,rsize=1048576,wsize=1048576,hard,proto=tcp,port=20049,timeo=600,retrans=2\n",
         java.nio.file.StandardOpenOption.APPEND);
+  }
+
+  /** efs-utils's state file of a TLS mount: {@code <fs-id>.<mount point with / as .>.<port>}. */
+  private void tunnelStateOf(String fileSystemId) throws IOException {
+    Files.writeString(stateDir.resolve(fileSystemId + "." + target.toString().substring(1).replace('/', '.')
+        + ".20049"), "{}");
+  }
+
+  @Test
+  void aTargetAlreadyMountedWithTheVolumeIsNotMountedAgain() throws IOException {
+    tunnelMountAtTarget("rw");
+    tunnelStateOf("fs-0123abcd");
 
     publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of(), false, AccessMode.SINGLE_NODE_WRITER));
 
@@ -177,14 +203,83 @@ class EfsUtilsMountCommandTest {
 
   @Test
   void aTargetMountedReadWriteIsNotPublishedReadOnly() throws IOException {
-    Files.createDirectories(target);
-    Files.writeString(mountInfo, "90 27 0:50 / " + target + " rw,relatime shared:40 - nfs4 127.0.0.1:/ rw\n",
-        java.nio.file.StandardOpenOption.APPEND);
+    tunnelMountAtTarget("rw");
+    tunnelStateOf("fs-0123abcd");
 
     assertThatThrownBy(() -> publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of(), true,
         AccessMode.SINGLE_NODE_WRITER)))
         .isInstanceOfSatisfying(DriverException.class,
             e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class));
+  }
+
+  static Stream<Arguments> otherMounts() {
+    return Stream.of(
+        Arguments.of("the TLS mount of another file system", "nfs4 127.0.0.1:/ rw,port=20049", "fs-99999999",
+            "file system fs-99999999"),
+        Arguments.of("a TLS mount without efs-utils state", "nfs4 127.0.0.1:/ rw,port=20049", "",
+            "cannot be told"),
+        Arguments.of("another path of the file system", "nfs4 fs-0123abcd.efs.us-east-1.amazonaws.com:/other rw",
+            "", "path /other"),
+        Arguments.of("another file system by name", "nfs4 fs-99999999.efs.us-east-1.amazonaws.com:/ rw", "",
+            "fs-99999999"),
+        Arguments.of("a tmpfs", "tmpfs tmpfs rw", "", "not an NFS mount"),
+        Arguments.of("the host's root", "ext4 /dev/vda1 rw", "", "not an NFS mount"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("otherMounts")
+  void aTargetHoldingAnythingElseIsNeverAlreadyPublished(String what, String typeSourceOptions, String stateOf,
+      String message) throws IOException {
+    Files.createDirectories(target);
+    Files.writeString(mountInfo, "90 27 0:50 / " + target + " rw,relatime shared:40 - " + typeSourceOptions + "\n",
+        java.nio.file.StandardOpenOption.APPEND);
+    if (!stateOf.isEmpty()) {
+      tunnelStateOf(stateOf);
+    }
+
+    assertThatThrownBy(() -> publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of(), false,
+        AccessMode.SINGLE_NODE_WRITER)))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.AlreadyExists.class))
+        .hasMessageContaining("target_path").hasMessageContaining(message);
+    assertThat(mountCommands()).isEmpty();
+  }
+
+  @Test
+  void aTargetMountedByNameOfTheFileSystemIsTheVolume() throws IOException {
+    Files.createDirectories(target);
+    Files.writeString(mountInfo, "90 27 0:50 / " + target + " rw,relatime shared:40 - nfs4 "
+        + "fs-0123abcd.efs.us-east-1.amazonaws.com:/data rw\n", java.nio.file.StandardOpenOption.APPEND);
+
+    publisher.publish(request("efs:fs-0123abcd:/data", Map.of(), List.of(), false, AccessMode.SINGLE_NODE_WRITER));
+
+    assertThat(mountCommands()).isEmpty();
+  }
+
+  @Test
+  void unpublishNeverUnmountsWhatIsNotAnEfsMountOfTheVolume() throws IOException {
+    Files.createDirectories(target);
+    Files.writeString(mountInfo, "90 27 0:50 / " + target + " rw,relatime shared:40 - tmpfs tmpfs rw\n",
+        java.nio.file.StandardOpenOption.APPEND);
+
+    assertThatThrownBy(() -> publisher.unpublish("efs:fs-0123abcd", target))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.FailedPrecondition.class))
+        .hasMessageContaining("is not unmounted");
+    assertThat(runner.commands()).isEmpty();
+  }
+
+  @Test
+  void aTargetThatIsARegularFileIsAFailedPreconditionNotAMountError() throws IOException {
+    Files.createDirectories(target.getParent());
+    Files.writeString(target, "a file");
+
+    assertThatThrownBy(() -> publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of(), false,
+        AccessMode.SINGLE_NODE_WRITER)))
+        .isInstanceOfSatisfying(DriverException.class,
+            e -> assertThat(e.error()).isInstanceOf(DriverError.FailedPrecondition.class))
+        .hasMessageContaining("target_path").hasMessageContaining("is a regular file");
+    assertThat(runner.commands()).isEmpty();
   }
 
   @Test
@@ -194,7 +289,7 @@ class EfsUtilsMountCommandTest {
     assertThatThrownBy(() -> publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of(), false,
         AccessMode.SINGLE_NODE_WRITER)))
         .isInstanceOfSatisfying(DriverException.class,
-            e -> assertThat(e.error()).isInstanceOf(DriverError.Internal.class))
+            e -> assertThat(e.error()).isInstanceOf(DriverError.Unavailable.class))
         .hasMessageContaining("Failed to resolve").hasMessageContaining("efs:fs-0123abcd");
     assertThat(target).doesNotExist();
   }
@@ -215,9 +310,19 @@ class EfsUtilsMountCommandTest {
     });
     var limited = EfsNodeProvider.create(options(1), new NodeInfo("i-0123", 0, Map.of()), mounter, runner,
         new EfsUtilsMountBackend(mounter)).publisher();
-    Thread first = Thread.ofVirtual().start(() -> limited.publish(request("efs:fs-0123abcd", Map.of(), List.of(),
-        false, AccessMode.SINGLE_NODE_WRITER)));
-    inMount.await();
+    var failed = new java.util.concurrent.atomic.AtomicReference<Throwable>();
+    Thread first = Thread.ofVirtual().start(() -> {
+      try {
+        limited.publish(request("efs:fs-0123abcd", Map.of(), List.of(), false, AccessMode.SINGLE_NODE_WRITER));
+      } catch (RuntimeException | Error e) {
+        failed.set(e);
+        inMount.countDown();
+      }
+    });
+    // Bounded: a first publish that fails before its mount must fail the test, not hang it.
+    assertThat(inMount.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the first publish reached mount")
+        .isTrue();
+    assertThat(failed.get()).as("the first publish").isNull();
     try {
       var second = new NodePublishRequest("efs:fs-0123abcd", Map.of(), null, dir.resolve("other"),
           VolumeCapability.mount(AccessMode.SINGLE_NODE_WRITER, ""), false, Map.of(), Map.of());

@@ -58,7 +58,7 @@ public enum LogLineFormat {
   /** The record as it is written, ending with a newline. */
   abstract String render(LogRecord record);
 
-  static String simpleName(String loggerName) {
+  public static String simpleName(String loggerName) {
     return loggerName.substring(loggerName.lastIndexOf('.') + 1);
   }
 

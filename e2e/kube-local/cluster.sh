@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The local single-node Kubernetes cluster of the cluster suite (see README.md here):
+#   cluster.sh up       build what is stale, then etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+#                       the snapshot CRDs and snapshot-controller, the network guard, containerd and the kubelet,
+#                       emulated AWS, and the driver (KUBE_LOCAL_DRIVER=host: host processes from the chart)
+#   cluster.sh down     everything up started, stopped by PID; mounts, loop devices, bridge, network namespaces,
+#                       cgroups, sysctls, nftables table and blackhole route removed or restored; state deleted
+#   cluster.sh env      the environment the suite reads (KUBECONFIG, E2E_LOCAL_CLUSTER, ...), as KEY=value lines
+#   cluster.sh packets  the guard's counters: packets to the pod or service range not through the bridge
+#   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
+# Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
+# (installed when missing), Go, and the driver's distribution (make build).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+# moto, the IMDS emulator (make deps) and Go.
+export PATH="$KL_ROOT/.tools/bin:$PATH:/usr/local/go/bin"
+. "$KL_HERE/pki.sh"
+. "$KL_HERE/node.sh"
+KL_DRIVER="${KUBE_LOCAL_DRIVER:-host}"
+DIST="${KUBE_LOCAL_DIST:-$KL_ROOT/dist/aws-csi-driver}"
+AWS_PROFILE_NAME="${KUBE_LOCAL_AWS_PROFILE:-fast}"
+. "$KL_HERE/driver-$KL_DRIVER.sh"
+
+ensure_packages() {
+  local missing=()
+  for t in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins etcd:etcd-server \
+           /bin/busybox:busybox-static nft:nftables; do
+    local probe=${t%%:*}
+    if [[ "$probe" == /* ]]; then [ -e "$probe" ] || missing+=("${t##*:}")
+    else command -v "$probe" >/dev/null || missing+=("${t##*:}"); fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]} (apt)"
+    apt-get update -qq >/dev/null 2>&1 || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  # hostpods.py reads the rendered chart with PyYAML (the version the chart tests pin).
+  python3 -c 'import yaml' 2>/dev/null || { say "installing PyYAML (pip)"; python3 -m pip install -q PyYAML==6.0.3; }
+}
+
+# helm of the version the chart tests pin (helm/tests/run.sh), in the directory they install it to.
+ensure_helm() {
+  HELM="$KL_ROOT/helm/tests/.tools/bin/helm"
+  local version
+  version=$(sed -n 's/^HELM_VERSION=//p' "$KL_ROOT/helm/tests/run.sh")
+  if [ "$(go version -m "$HELM" 2>/dev/null | awk '$1 == "mod" { print $3 }')" != "$version" ]; then
+    say "installing helm $version"
+    GOBIN="$(dirname "$HELM")" GOFLAGS=-buildvcs=false nice -n 10 go install "helm.sh/helm/v3/cmd/helm@$version"
+  fi
+}
+
+start_aws() {
+  mkdir -p "$KL_STATE/aws"
+  bg aws "$KL_STATE/driver/bin/aws-csi-driver" local --driver none --no-lifecycle --work-dir "$KL_STATE/aws" \
+    --profile "$AWS_PROFILE_NAME" --env-file "$R/aws.env"
+  # Ready once it wrote its endpoints; a process that died is not waited for.
+  waitfor 120 "emulated AWS (moto + realism layer + IMDS emulator, profile $AWS_PROFILE_NAME)" \
+    sh -c "test -s '$R/aws.env' || ! kill -0 $(cat "$R/aws.pid")" && [ -s "$R/aws.env" ] || { tail_log aws; return 1; }
+}
+
+# snapshot-controller is cluster infrastructure (an add-on on EKS, not part of the chart): its own module's RBAC.
+start_snapshot_controller() {
+  local dir kc
+  dir=$(cd "$KL_HERE" && GOFLAGS=-mod=mod go mod download -json github.com/kubernetes-csi/external-snapshotter/v8 \
+    | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  kubectl apply -f "$dir/deploy/kubernetes/snapshot-controller/rbac-snapshot-controller.yaml" >/dev/null
+  kc=$(token_kubeconfig kube-system snapshot-controller)
+  bg snapshot-controller "$B/snapshot-controller" --kubeconfig="$kc" --leader-election=true \
+    --leader-election-namespace=kube-system --http-endpoint=127.0.0.1:19790 --v=2
+  waitfor 120 "snapshot-controller holds its lease" lease_held kube-system snapshot-controller-leader \
+    || { tail_log snapshot-controller; return 1; }
+}
+
+write_env() {
+  {
+    echo "KUBECONFIG=$KUBECONFIG"
+    echo "E2E_LOCAL_CLUSTER=$KL_STATE/cluster.env"
+    echo "E2E_BUSYBOX_IMAGE=$BUSYBOX_IMAGE"
+    echo "KUBE_LOCAL_DRIVER=$KL_DRIVER"
+    echo "KUBE_LOCAL_NODE=$NODE_NAME"
+    echo "KUBE_LOCAL_STATE=$KL_STATE"
+    echo "KUBE_LOCAL_HARNESS=$KL_HERE/cluster.sh"
+    echo "KUBE_LOCAL_LOOP_DIR=$KL_STATE/ebs-loop"
+    echo "KUBE_LOCAL_POD_CIDR=$POD_CIDR"
+    echo "KUBE_LOCAL_SERVICE_CIDR=$SERVICE_CIDR"
+    echo "KUBE_LOCAL_NODE_IP=$NODE_IP"
+    echo "KUBE_LOCAL_NODE_LINK=$NODE_LINK"
+    cat "$R/aws.env"
+    driver_env
+  } > "$KL_STATE/cluster.env"
+}
+
+up() {
+  [ "$(id -u)" = 0 ] || die "needs root (mounts, loop devices, network namespaces)"
+  if alive kube-apiserver; then die "already up (cluster.sh down first)"; fi
+  [ -x "$DIST/bin/aws-csi-driver" ] || die "no driver distribution at $DIST: run make build"
+  local start; start=$(now)
+  # What a half-finished earlier run left.
+  [ -d "$KL_STATE" ] && down >/dev/null 2>&1
+  ensure_packages
+  ensure_helm
+  bash "$KL_HERE/build.sh"
+  mkdir -p "$KL_STATE" "$L" "$R"
+  say "state in $KL_STATE; logs in $L"
+  # The driver under test, copied: a rebuild of dist/ while the cluster runs does not change it.
+  cp -a "$DIST" "$KL_STATE/driver"
+  make_images
+  make_pki
+  record_host_state
+  local t; t=$(now)
+  start_etcd && start_apiserver && start_controller_manager && start_scheduler || return 1
+  install_snapshot_crds || return 1
+  say "control plane up ($(since "$t") s)"
+  t=$(now)
+  start_network_guard
+  write_node_config
+  start_containerd && start_kubelet || return 1
+  say "node up ($(since "$t") s)"
+  t=$(now)
+  start_aws && start_snapshot_controller || return 1
+  driver_up || return 1
+  say "driver up ($KL_DRIVER, $(since "$t") s)"
+  write_env
+  say "cluster up in $(since "$start") s: export \$(cluster.sh env)  or  KUBECONFIG=$KUBECONFIG"
+}
+
+down() {
+  local start; start=$(now)
+  drain_workloads
+  driver_down
+  stop snapshot-controller
+  stop_node
+  stop aws 30
+  stop_control_plane
+  # Anything else that recorded a PID here.
+  local f
+  for f in "$R"/*.pid; do [ -e "$f" ] && stop "$(basename "$f" .pid)"; done
+  clean_host
+  if [ -d "$KL_STATE" ]; then
+    rm -rf "$KL_TOOLS/last-logs"
+    [ -d "$L" ] && mv "$L" "$KL_TOOLS/last-logs"
+    # Never delete a directory something is still mounted under: that would delete a volume's data.
+    if awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | grep -q .; then
+      say "keeping $KL_STATE: still mounted below it:"; awk -v k="$KL_STATE/" 'index($5, k) == 1 { print "  " $5 }' /proc/self/mountinfo
+      return 1
+    fi
+    rm -rf "$KL_STATE"
+  fi
+  say "down in $(since "$start") s; logs of the last run in $KL_TOOLS/last-logs"
+  leftovers
+}
+
+# What of the cluster is left on the host (nothing after a clean down).
+leftovers() {
+  local mounts loops procs
+  mounts=$(awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | wc -l)
+  loops=$(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$KL_STATE/" || true)
+  procs=$( (ls "$R"/*.pid 2>/dev/null || true) | wc -l)
+  say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
+}
+
+case "${1:-}" in
+  up) up || { echo "kube-local: up failed; logs in $L (cluster.sh down cleans up)" >&2; exit 1; } ;;
+  down) down ;;
+  env) [ -f "$KL_STATE/cluster.env" ] || die "not up"; cat "$KL_STATE/cluster.env" ;;
+  packets) packet_counters ;;
+  hostpod-start) [ -n "${2:-}" ] || die "usage: cluster.sh hostpod-start POD"; driver_pod_start "$2" ;;
+  status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
+  *) echo "usage: cluster.sh up|down|env|packets|status" >&2; exit 2 ;;
+esac

@@ -1,0 +1,85 @@
+package io.awscsi.e2e;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.awscsi.e2e.image.ImageArchive;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The driver image built without a container engine ({@code hack/image/build-driver-image.sh}, {@code make image}),
+ * as its docker-archive tarball holds it, for the tests that hold it against the Dockerfile's image. The tests run
+ * when {@code -Daws-csi.images=DIR} names the directory of the tarball ({@code make test-images} does); without it
+ * they are skipped, saying so.
+ */
+final class LocalImage {
+
+  static final String PROPERTY = "aws-csi.images";
+  static final String TARBALL = "aws-csi-driver.tar";
+
+  /** One way the local image differs from the Dockerfile's, on purpose. */
+  record Difference(String imagePackage, List<String> executables, String directory, String why) {}
+
+  /**
+   * Every difference between the two images that the tests accept; any other one fails them. The local image's label
+   * {@code io.awscsi.image.without} names the same packages.
+   */
+  static final List<Difference> DIFFERENCES = List.of(new Difference("amazon-efs-utils",
+      List.of("mount.efs", "amazon-efs-mount-watchdog"), "/etc/amazon",
+      "the Dockerfile builds amazon-efs-utils from its GitHub source (stage efs-utils), which cannot be fetched where "
+          + "the local image is built (no registry serves it); the local image serves EFS with "
+          + "--efs-mount-backend local (the local stand-in), which runs no mount.efs"));
+
+  private static ImageArchive image;
+
+  private LocalImage() {}
+
+  static Optional<Difference> difference(String imagePackage) {
+    return DIFFERENCES.stream().filter(d -> d.imagePackage().equals(imagePackage)).findFirst();
+  }
+
+  /** The local image, read once; skips the calling test when no image directory was given. */
+  static synchronized ImageArchive image() {
+    String dir = System.getProperty(PROPERTY, "");
+    assumeTrue(!dir.isBlank(), "no local image to check: make test-images builds it and runs this with -D"
+        + PROPERTY + "=.tools/images");
+    if (image == null) {
+      Path tarball = Path.of(dir).toAbsolutePath().resolve(TARBALL);
+      if (!Files.isRegularFile(tarball)) {
+        throw new IllegalStateException(PROPERTY + "=" + dir + " holds no " + TARBALL + " (make image writes it)");
+      }
+      try {
+        image = ImageArchive.read(tarball, LocalImage::keptAsText);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return image;
+  }
+
+  private static boolean keptAsText(String path) {
+    return path.equals("/var/lib/dpkg/status") || path.startsWith("/var/lib/dpkg/info/") && path.endsWith(".list")
+        || path.equals("/etc/passwd") || path.equals("/etc/group") || path.endsWith("/jre/release");
+  }
+
+  /** The Debian package that installed the file at {@code path} (resolved), from the image's dpkg file lists. */
+  static Optional<String> owningPackage(ImageArchive image, String path) {
+    for (Map.Entry<String, String> list : image.texts().entrySet()) {
+      if (!list.getKey().startsWith("/var/lib/dpkg/info/")) {
+        continue;
+      }
+      for (String listed : list.getValue().split("\n")) {
+        if (listed.endsWith(path.substring(path.lastIndexOf('/'))) && image.resolve(listed).orElse("").equals(path)) {
+          String name = list.getKey().substring("/var/lib/dpkg/info/".length()).replace(".list", "");
+          return Optional.of(name.replaceFirst(":[a-z0-9]+$", ""));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+}
