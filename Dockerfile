@@ -1,20 +1,31 @@
 # syntax=docker/dockerfile:1
 #
-# One image for both drivers (EBS, EFS) and both modes (controller, node); arguments choose. Three stages:
+# One image for both drivers (EBS, EFS) and both modes (controller, node); arguments choose. For linux/amd64 and
+# linux/arm64 (Graviton): `docker buildx build --platform linux/amd64,linux/arm64 .` builds one image index. Stages:
 #   efs-utils  builds amazon-efs-utils from source (mount.efs, efs-proxy, the watchdog), as upstream does
-#   build      builds the driver with JDK 25, Maven and Go (the proto module downloads the CSI spec with Go),
-#              then a jlink-trimmed Java runtime holding only the modules the driver uses
+#   build      builds the driver with JDK 25, Maven and Go (the proto module downloads the CSI spec with Go) once, on
+#              the build machine ($BUILDPLATFORM): jars are bytecode and protoc runs at build time only, so both
+#              platforms get the same jars; then lays out the distribution of the target machine (its Netty library)
+#   jre        a jlink-trimmed Java runtime holding only the modules the driver uses, made by the target's JDK
 #   runtime    Debian slim with the host tools the node plugin runs (driver-core HostTool lists them; a test in
-#              e2e checks that this file installs every one), the runtime, the driver and its AOT cache; tini as
+#              e2e checks that this file installs every one), the runtime, the driver and its AOT caches; tini as
 #              PID 1, which reaps the orphaned children of mount.efs (hack/test-dist.sh runs this entrypoint as PID 1)
-# Where no container engine runs, hack/image/build-driver-image.sh (`make image`) builds the same image from the same
-# package list and scripts; e2e's LocalImageTest says how the two differ (amazon-efs-utils).
+# Every stage but build runs on the target platform: its base image is the target's variant, and what it runs is the
+# target's code. Building for a platform that is not the build machine's (arm64 on an amd64 machine) runs those
+# stages under emulation (QEMU user mode, which `docker run --privileged tonistiigi/binfmt --install arm64` registers
+# with binfmt_misc): efs-utils' Rust build, jlink and the AOT training run several times slower than natively, or
+# use a native arm64 builder (`docker buildx create --append` a node of that platform).
+# Where no container engine runs, hack/image/build-driver-image.sh (`make image`, `make image ARCH=arm64`) builds the
+# same image from the same package list and scripts; e2e's LocalImageTest says how the two differ (amazon-efs-utils).
 
 ARG DEBIAN_RELEASE=bookworm
 ARG GO_VERSION=1.26
 ARG EFS_UTILS_VERSION=v3.0.1
 
+# Go of the target machine (efs-utils' AWS-LC build runs it in the target's stage) and of the build machine (the
+# build stage runs it there): a toolchain is copied only into a stage of its own platform.
 FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS go
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS build-go
 
 # ---------------------------------------------------------------------------------------------------------------
 FROM rust:1-${DEBIAN_RELEASE} AS efs-utils
@@ -32,20 +43,34 @@ RUN ./build-deb.sh \
  && cp build/amazon-efs-utils*.deb /out/amazon-efs-utils.deb
 
 # ---------------------------------------------------------------------------------------------------------------
-FROM maven:3.9-eclipse-temurin-25 AS build
+FROM --platform=$BUILDPLATFORM maven:3.9-eclipse-temurin-25 AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends make \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=go /usr/local/go /usr/local/go
+COPY --from=build-go /usr/local/go /usr/local/go
 ENV PATH=/usr/local/go/bin:$PATH
 WORKDIR /src
 COPY . .
 RUN --mount=type=cache,target=/root/.m2 --mount=type=cache,target=/root/go/pkg/mod \
     make build
-# The runtime keeps only the modules the jars need (jdeps) and a few reached without a static reference (the script
-# says which; the local image build runs the same script). lib/local, the `local` subcommand's emulators, stays out.
-RUN bash hack/image/jlink-runtime.sh dist/aws-csi-driver /opt/aws-csi-driver-jre \
+# The modules the runtime keeps: those the jars need (jdeps reads bytecode, the same for every platform) and a few
+# reached without a static reference (the script says which; the local image build runs the same script).
+RUN bash hack/image/jlink-runtime.sh --modules dist/aws-csi-driver >/opt/jre-modules
+# The distribution of the target machine: its Netty library alone in lib/native (BuildKit sets TARGETARCH, amd64 or
+# arm64, per platform; the steps above do not read it, so both platforms share them). lib/local, the `local`
+# subcommand's emulators, stays out.
+ARG TARGETARCH
+RUN bash hack/assemble-dist.sh --arch "${TARGETARCH}" dist/aws-csi-driver \
  && rm -rf dist/aws-csi-driver/lib/local
+
+# ---------------------------------------------------------------------------------------------------------------
+# jlink links the runtime it runs from (Temurin 25 ships no jmods: JEP 493), so only the target's JDK can make the
+# target's runtime: this stage is the target platform's JDK image, under emulation when that is not the build machine.
+FROM eclipse-temurin:25-jdk AS jre
+COPY hack/image/jlink-runtime.sh /tmp/jlink-runtime.sh
+COPY --from=build /opt/jre-modules /tmp/jre-modules
+RUN JAVA_HOME=/opt/java/openjdk bash /tmp/jlink-runtime.sh - /opt/aws-csi-driver-jre "$(cat /tmp/jre-modules)" \
+ && /opt/aws-csi-driver-jre/bin/java -version
 
 # ---------------------------------------------------------------------------------------------------------------
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
@@ -65,13 +90,16 @@ RUN apt-get update \
 # efs-utils reads /etc/amazon/efs: the EFS node makes it a link to the host directory the chart mounts
 # (/var/amazon/efs), so client keys and config outlive the container, and restores the package's files kept above.
 
-COPY --from=build /opt/aws-csi-driver-jre /opt/aws-csi-driver/jre
+COPY --from=jre /opt/aws-csi-driver-jre /opt/aws-csi-driver/jre
 COPY --from=build /src/dist/aws-csi-driver/ /opt/aws-csi-driver/
 ENV JAVA_HOME=/opt/aws-csi-driver/jre \
     PATH=/opt/aws-csi-driver/jre/bin:/opt/aws-csi-driver/bin:$PATH
 # AOT caches (JDK 25), one per driver and mode: a training run of that very process (against a loopback IMDS
 # stand-in) records the classes loaded and linked at start; the launcher passes -XX:AOTCache=aot/<driver>-<mode>.aot
-# to every later run of that driver and mode, which then starts about twice as fast.
+# to every later run of that driver and mode, which then starts about twice as fast. A cache is only valid for the
+# JVM that made it (same build, same machine architecture, same class path), so each platform's runtime stage trains
+# its own with its own JVM (emulated for a foreign platform: the cache holds classes and profiles, no machine code,
+# and its JVM is the one real arm64 machines run).
 COPY hack/build-aot.sh hack/imds-standin.py /tmp/aot/
 RUN bash /tmp/aot/build-aot.sh /opt/aws-csi-driver \
  && test -s /opt/aws-csi-driver/aot/ebs-node.aot \

@@ -12,6 +12,7 @@ DIST := dist/aws-csi-driver
 
 IMAGE_REPO ?= localhost/aws-csi
 IMAGE_TAG ?=
+ARCH ?=
 SIDECARS ?=
 
 .PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup readme-diagnose-table clean \
@@ -35,25 +36,33 @@ build-aot: build
 ## image: the driver image without a container engine: .tools/images/aws-csi-driver.tar (docker-archive named
 ## $(IMAGE_REPO)/aws-csi-driver:$(IMAGE_TAG), default tag the driver's version) for `ctr -n k8s.io images import`;
 ## each layer is rebuilt only when its inputs change (hack/image/build-driver-image.sh)
+## ARCH=arm64 builds the arm64 image (.tools/images/aws-csi-driver-arm64.tar, tag <version>-arm64) under emulation
 image: build
-	@bash hack/image/build-driver-image.sh --repo $(IMAGE_REPO) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG)) $(DIST)
+	@bash hack/install-deps.sh --images
+	@bash hack/image/build-driver-image.sh --repo $(IMAGE_REPO) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG)) \
+	  $(if $(ARCH),--arch $(ARCH)) $(DIST)
 
 ## sidecar-images: a minimal image per static binary, e.g.
 ##   make sidecar-images SIDECARS="/path/csi-provisioner=csi-provisioner:v6.4.0 /path/pause=pause:1"
 sidecar-images:
+	@bash hack/install-deps.sh --images
 	@bash hack/image/build-static-image.sh --repo $(IMAGE_REPO) $(SIDECARS)
 
 ## busybox-image: Debian's busybox-static as $(IMAGE_REPO)/busybox:<version>
 busybox-image:
+	@bash hack/install-deps.sh --images
 	@bash hack/image/build-static-image.sh --repo $(IMAGE_REPO) --busybox
 
 ## images: the driver image, busybox, and the SIDECARS given
 images: image busybox-image $(if $(SIDECARS),sidecar-images)
 
-## test-images: the local driver image against the Dockerfile (LocalImageTest, DockerfileToolsTest)
+## test-images: the local driver image run in a chroot (hack/image/test-image-run.sh; ARCH=arm64: emulated) and held
+## against the Dockerfile (LocalImageTest, DockerfileToolsTest, DockerfilePlatformsTest)
 test-images: image
-	$(MVN) -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest,ImageArchiveTest' \
-	  -Daws-csi.images=$(CURDIR)/.tools/images -Dsurefire.failIfNoSpecifiedTests=false
+	@bash hack/image/test-image-run.sh $(ARCH)
+	$(MVN) -pl e2e -am test -Dtest='DockerfileToolsTest,DockerfilePlatformsTest,LocalImageTest,ImageArchiveTest' \
+	  -Daws-csi.images=$(CURDIR)/.tools/images $(if $(ARCH),-Daws-csi.image-arch=$(ARCH)) \
+	  -Dsurefire.failIfNoSpecifiedTests=false
 
 ## run: the driver's main job on embedded defaults (EBS and EFS on emulated AWS), then the lifecycle walkthrough
 run: deps build

@@ -30,10 +30,14 @@ fi
 [ -x "$GOBIN/csi-sanity" ] || { say "installing csi-sanity v5.5.0"; go install github.com/kubernetes-csi/csi-test/v5/cmd/csi-sanity@v5.5.0; }
 [ -x "$GOBIN/ec2-metadata-mock" ] || { say "installing ec2-metadata-mock v1.13.0";
   go install github.com/aws/amazon-ec2-metadata-mock/cmd/ec2-metadata-mock@v1.13.0; }
-# The local images (hack/image/, no container engine): Debian's mmdebstrap, umoci and skopeo.
-for tool in mmdebstrap:mmdebstrap umoci:umoci skopeo:skopeo; do
-  command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install --no-install-recommends "${tool##*:}"; }
-done
+# The local images (hack/image/, no container engine; `install-deps.sh --images`, as `make image` and `make test`
+# call it): Debian's mmdebstrap, umoci and skopeo; for another machine's image (make image ARCH=arm64) QEMU's
+# user-mode emulators and arch-test, which mmdebstrap asks before it uses them. `make run` needs none of them.
+if [ "${1:-}" = --test ] || [ "${1:-}" = --images ]; then
+  for tool in mmdebstrap:mmdebstrap umoci:umoci skopeo:skopeo qemu-aarch64-static:qemu-user-static arch-test:arch-test; do
+    command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install --no-install-recommends "${tool##*:}"; }
+  done
+fi
 # The loop-device backend needs loop devices; make sure the module is there (a no-op where it is built in).
 [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
 # Test-only parts (`install-deps.sh --test`, as `make test` calls it): LocalStack as a plain process for the

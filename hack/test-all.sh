@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole suite: every module's unit and integration tests (moto, IMDS emulator, loop devices, mounts, csi-sanity
 # for EBS and EFS, the lifecycle run, the LocalStack lane: lifecycle and csi-sanity for EBS on LocalStack), then the
-# distribution's tests (hack/test-dist.sh), the local driver image against the Dockerfile (hack/image/,
-# LocalImageTest), the Helm chart tests, and the cluster suite on the local Kubernetes of e2e/kube-local
-# (hack/test-cluster.sh). The local cluster's Go build (kube and the CSI sidecars, ~6-20 min cold, skipped when
-# current) runs niced beside the Maven build.
+# distribution's tests (hack/test-dist.sh), the local driver image run (hack/image/test-image-run.sh) and held
+# against the Dockerfile (LocalImageTest), the Helm chart tests, and the cluster suite on the local Kubernetes of
+# e2e/kube-local (hack/test-cluster.sh). The local cluster's Go build (kube and the CSI sidecars, ~6-20 min cold,
+# skipped when current) runs niced beside the Maven build.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +14,8 @@ export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
 # Failures that no surefire report holds (a part that could not run), added to the final count.
 unreported=0
+# The image run's result line (counted at the end with the dist and helm lines); none when no image was built.
+run_line=
 rm -rf ./*/target/surefire-reports
 suite_start=$(date +%s)
 kube_build_start=$(date +%s)
@@ -42,6 +44,14 @@ fi
 # (their first run above, without an image, skipped; this run's reports replace those).
 if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
   echo "images: $(grep -E '^image: .*(built|is current)' target-images.log | tail -n 1)"
+  # the image's node run in a chroot of its file system (hack/image/test-image-run.sh; about 15 s)
+  run_line=$(bash hack/image/test-image-run.sh 2>&1 | tee -a target-images.log | tail -n 1)
+  echo "images: run: $run_line"
+  if [[ "$run_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+  else
+    echo "the image run did not report a result (see target-images.log)"; status=1
+  fi
   # -am: the modules of this tree, not whatever another checkout last installed into the local Maven repository
   mvn -B -ntp -o -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest' -Daws-csi.images="$root/.tools/images" \
     -Dsurefire.failIfNoSpecifiedTests=false >>target-images.log 2>&1 || status=1
@@ -84,7 +94,7 @@ for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
     print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
 PY
 )
-for line in "$dist_line" "$helm_line"; do
+for line in "$dist_line" "$helm_line" ${run_line:+"$run_line"}; do
   if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
     passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
   else

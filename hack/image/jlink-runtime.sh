@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The Java runtime of the driver image, made the same way by both image builds (the Dockerfile's build stage and
+# The Java runtime of the driver image, made the same way by both image builds (the Dockerfile's jre stage and
 # hack/image/build-driver-image.sh): jlink of only the modules the distribution's jars need (jdeps), plus modules
 # reached without a static reference: jdk.unsupported (Netty and protobuf use sun.misc.Unsafe), jdk.naming.dns (JNDI
-# DNS lookups), jdk.management (process metrics). lib/diagnose (the diagnose command) is in the image; lib/local (the
-# `local` subcommand's emulators) is not.
-# Usage: jlink-runtime.sh DIST_DIR OUT_DIR [MODULES]   (MODULES: a list printed by --modules, to skip jdeps)
+# DNS lookups), jdk.management (process metrics). lib/diagnose (the diagnose command) is in the image; lib/local
+# (the `local` subcommand's emulators) is not.
+# jlink links the runtime it runs from (Temurin 25 has no jmods), so the runtime is of the JDK's own machine: the
+# Dockerfile runs --modules on the build machine and the link in a stage of the target platform.
+# Usage: jlink-runtime.sh DIST_DIR OUT_DIR [MODULES]   (MODULES: a list printed by --modules, to skip jdeps; DIST_DIR
+#                                                      is then not read: - will do)
 #        jlink-runtime.sh --modules DIST_DIR           (prints the module list)
 set -euo pipefail
 jdk="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"

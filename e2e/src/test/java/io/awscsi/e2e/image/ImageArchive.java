@@ -29,9 +29,9 @@ public record ImageArchive(List<String> repoTags, Config config, Map<String, Nod
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The parts of the image configuration a Dockerfile declares. */
+  /** The parts of the image configuration a Dockerfile declares, and the machine architecture it is for. */
   public record Config(List<String> entrypoint, List<String> cmd, Map<String, String> env, String user,
-      String workingDir, Map<String, String> labels) {}
+      String workingDir, Map<String, String> labels, String architecture) {}
 
   /** One path of the image's file system. */
   public record Node(Type type, int mode, long uid, long gid, long size, String linkTarget) {
@@ -59,7 +59,7 @@ public record ImageArchive(List<String> repoTags, Config config, Map<String, Nod
       }
     }
     JsonNode manifest = JSON.readTree(require(small, "manifest.json", tarball)).get(0);
-    JsonNode configJson = JSON.readTree(require(small, manifest.get("Config").asText(), tarball)).path("config");
+    JsonNode configJson = JSON.readTree(require(small, manifest.get("Config").asText(), tarball));
     Map<String, Node> files = new TreeMap<>();
     Map<String, String> texts = new TreeMap<>();
     for (JsonNode layer : manifest.get("Layers")) {
@@ -82,7 +82,8 @@ public record ImageArchive(List<String> repoTags, Config config, Map<String, Nod
     return bytes;
   }
 
-  private static Config config(JsonNode c) {
+  private static Config config(JsonNode image) {
+    JsonNode c = image.path("config");
     Map<String, String> env = new LinkedHashMap<>();
     c.path("Env").forEach(e -> {
       String s = e.asText();
@@ -92,7 +93,7 @@ public record ImageArchive(List<String> repoTags, Config config, Map<String, Nod
     Map<String, String> labels = new TreeMap<>();
     c.path("Labels").properties().forEach(p -> labels.put(p.getKey(), p.getValue().asText()));
     return new Config(strings(c.path("Entrypoint")), strings(c.path("Cmd")), env, c.path("User").asText(""),
-        c.path("WorkingDir").asText(""), labels);
+        c.path("WorkingDir").asText(""), labels, image.path("architecture").asText(""));
   }
 
   private static List<String> strings(JsonNode array) {

@@ -49,6 +49,7 @@ class ImageArchiveTest {
     assertThat(image.config().entrypoint()).containsExactly("/bin/mount");
     assertThat(image.config().env()).containsEntry("PATH", "/sbin:/bin");
     assertThat(image.config().labels()).containsEntry("k", "v");
+    assertThat(image.config().architecture()).isEqualTo("arm64");
     assertThat(image.which("mount")).contains("/usr/bin/mount");
     assertThat(image.which("umount")).as("a link to a link").contains("/usr/bin/mount");
     assertThat(image.which("old")).as("whited out").isEmpty();
@@ -84,7 +85,8 @@ class ImageArchiveTest {
       put(tar, "top.tar", top);
       put(tar, "base.tar", base);
       put(tar, "cfg.json", """
-          {"config":{"Entrypoint":["/bin/mount"],"Env":["PATH=/sbin:/bin"],"Labels":{"k":"v"}}}"""
+          {"architecture":"arm64",
+           "config":{"Entrypoint":["/bin/mount"],"Env":["PATH=/sbin:/bin"],"Labels":{"k":"v"}}}"""
           .getBytes(StandardCharsets.UTF_8));
       put(tar, "manifest.json", manifest.getBytes(StandardCharsets.UTF_8));
     }
