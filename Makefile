@@ -15,7 +15,7 @@ IMAGE_TAG ?=
 ARCH ?=
 SIDECARS ?=
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-startup readme-diagnose-table clean \
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup readme-diagnose-table clean \
 	cluster-build cluster-up cluster-down test-cluster image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
@@ -101,9 +101,13 @@ test-helm:
 bench-startup: build-aot
 	@bash hack/bench-startup.sh
 
-## bench: controller lifecycle under throttling, node stage+publish, node RSS under load
+## bench: node RSS under load, then the controllers at scale (EBS N=200/1,000/3,000 and a fault mix, EFS): one table
 bench: build
 	@bash hack/bench.sh
+
+## bench-controller: the controller runs alone; RUNS=ebs:200,efs:500 picks them (see hack/bench.sh)
+bench-controller: build
+	@SKIP_NODE_BENCH=1 bash hack/bench.sh
 
 ## readme-diagnose-table: rewrite the README's "which log for which stage" table from diagnose's Knowledge
 readme-diagnose-table:

@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param snapshotCompletion CreateSnapshot: {@code pending} until {@code completed}
  * @param modificationModifying ModifyVolume: time spent in {@code modifying}
  * @param modificationOptimizing ModifyVolume: time spent in {@code optimizing} before {@code completed}
- * @param throttle per-action token buckets
+ * @param throttle EC2's per-action token buckets
+ * @param efsThrottle EFS's per-action token buckets (a service of its own: its buckets are not EC2's)
  * @param attachmentLimit volumes an instance can hold, its root volume included
  * @param modificationsPerWindow ModifyVolume calls allowed per volume within {@code modificationWindow}
  * @param modificationWindow the rolling window of that limit (24 h on EC2)
@@ -30,6 +31,7 @@ public record RealismProfile(
     Latency modificationModifying,
     Latency modificationOptimizing,
     ThrottleLimits throttle,
+    ThrottleLimits efsThrottle,
     int attachmentLimit,
     int modificationsPerWindow,
     Duration modificationWindow,
@@ -47,6 +49,7 @@ public record RealismProfile(
     Objects.requireNonNull(modificationModifying, "modificationModifying");
     Objects.requireNonNull(modificationOptimizing, "modificationOptimizing");
     Objects.requireNonNull(throttle, "throttle");
+    Objects.requireNonNull(efsThrottle, "efsThrottle");
     Objects.requireNonNull(modificationWindow, "modificationWindow");
     Objects.requireNonNull(accountId, "accountId");
     if (attachmentLimit < 1 || modificationsPerWindow < 1 || accessPointsPerFileSystem < 1) {
@@ -67,6 +70,7 @@ public record RealismProfile(
         Latency.millis(2_000, 6_000),
         Latency.millis(10_000, 40_000),
         ThrottleLimits.ec2Defaults(),
+        ThrottleLimits.efsDefaults(),
         27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
   }
 
@@ -81,6 +85,7 @@ public record RealismProfile(
         Latency.millis(150, 400),
         Latency.millis(300, 700),
         ThrottleLimits.ec2Defaults(),
+        ThrottleLimits.efsDefaults(),
         27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
   }
 
@@ -88,66 +93,77 @@ public record RealismProfile(
   public static RealismProfile instant() {
     return new RealismProfile(
         Latency.none(), Latency.none(), Latency.none(), Latency.none(), Latency.none(), Latency.none(),
-        Latency.none(), ThrottleLimits.off(), 27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
+        Latency.none(), ThrottleLimits.off(), ThrottleLimits.off(), 27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
   }
 
   public RealismProfile withApiCall(Latency latency) {
     return new RealismProfile(latency, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withVolumeCreation(Latency latency) {
     return new RealismProfile(apiCall, latency, volumeAttach, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withVolumeAttach(Latency latency) {
     return new RealismProfile(apiCall, volumeCreation, latency, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withVolumeDetach(Latency latency) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, latency, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withSnapshotCompletion(Latency latency) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, latency,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withModification(Latency modifying, Latency optimizing) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
-        modifying, optimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modifying, optimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withThrottle(ThrottleLimits limits) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, limits, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, limits, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
+  }
+
+  public RealismProfile withEfsThrottle(ThrottleLimits limits) {
+    return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
+        modificationModifying, modificationOptimizing, throttle, limits, attachmentLimit, modificationsPerWindow,
+        modificationWindow, accessPointsPerFileSystem, accountId);
+  }
+
+  /** The token buckets of {@code service} ("ec2", "efs"); a service without buckets of its own gets EC2's. */
+  public ThrottleLimits throttleOf(String service) {
+    return service.equals("efs") ? efsThrottle : throttle;
   }
 
   public RealismProfile withAttachmentLimit(int limit) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, limit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, limit, modificationsPerWindow,
         modificationWindow, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withModificationRate(int perWindow, Duration window) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, perWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, perWindow,
         window, accessPointsPerFileSystem, accountId);
   }
 
   public RealismProfile withAccessPointsPerFileSystem(int limit) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
-        modificationModifying, modificationOptimizing, throttle, attachmentLimit, modificationsPerWindow,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
         modificationWindow, limit, accountId);
   }
 

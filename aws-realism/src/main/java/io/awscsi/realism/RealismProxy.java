@@ -59,7 +59,7 @@ public final class RealismProxy implements AutoCloseable {
     this.upstream = new UpstreamClient(builder.upstream);
     this.recorder = new CallRecorder();
     this.faults = new FaultRegistry();
-    this.throttle = new ActionThrottle(profile.throttle(), builder.clock);
+    this.throttle = new ActionThrottle(profile::throttleOf, builder.clock);
     var random = new Random(builder.seed);
     this.ec2 = new Ec2Handler(upstream, new Ec2State(), builder.clock, random, profile);
     this.efs = new EfsHandler(upstream, profile);

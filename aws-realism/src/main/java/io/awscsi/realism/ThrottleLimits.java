@@ -27,6 +27,16 @@ public record ThrottleLimits(boolean enabled, BucketLimit nonMutating, BucketLim
     return new ThrottleLimits(true, new BucketLimit(100, 20), new BucketLimit(50, 5), Map.of());
   }
 
+  /**
+   * EFS's buckets. AWS publishes no EFS API rates (the EFS quotas page lists none; the CreateAccessPoint reference
+   * only says calls in quick succession near the access-point quota are throttled), so EC2's published per-action
+   * shape stands in for them: each Describe action bucket 100 refilled at 20/s, each mutating action (CreateAccessPoint,
+   * DeleteAccessPoint, TagResource, ...) bucket 50 refilled at 5/s, one bucket per action as EC2 has.
+   */
+  public static ThrottleLimits efsDefaults() {
+    return new ThrottleLimits(true, new BucketLimit(100, 20), new BucketLimit(50, 5), Map.of());
+  }
+
   public static ThrottleLimits off() {
     return new ThrottleLimits(false, new BucketLimit(100, 20), new BucketLimit(50, 5), Map.of());
   }

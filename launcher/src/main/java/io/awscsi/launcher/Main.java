@@ -1,5 +1,6 @@
 package io.awscsi.launcher;
 
+import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.metrics.ProcessMetrics;
@@ -147,15 +148,10 @@ public final class Main {
     }
     driver.afterStart().run();
     // Start-up garbage (configuration, class initialisation) goes once the sidecars' first calls are answered, so the
-    // heap shrinks to what serving needs without pausing those calls.
-    Thread.ofVirtual().name("compact-after-start").start(() -> {
-      try {
-        Thread.sleep(START_SETTLE.toMillis());
-        System.gc();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    // heap shrinks to what serving needs without pausing those calls; so does what a busy spell grew, once it is over.
+    // (The runtime's call interceptor registered the counter with its labels already: this looks it up.)
+    MetricsRegistry.Counter calls = metrics.counter(CallRecordingInterceptor.CALLS_METRIC, "");
+    HeapCompaction.start(START_SETTLE, () -> calls.sum(labels -> HeapCompaction.isWork(labels.getFirst())));
     // SIGTERM and SIGINT run shutdown hooks: stop accepting calls, let running ones finish, remove the socket.
     Thread hook = Thread.ofPlatform().name("shutdown").unstarted(runtime::close);
     Runtime.getRuntime().addShutdownHook(hook);

@@ -92,8 +92,8 @@ class ThrottlingIntegrationTest {
 
   @Test
   void efsThrottlingIsAThrottlingExceptionTheSdkRecognises(MotoServer moto) {
-    var small = RealismProfile.fast().withThrottle(
-        ThrottleLimits.ec2Defaults().withAction("DescribeAccessPoints", new BucketLimit(2, 1)));
+    var small = RealismProfile.fast().withEfsThrottle(
+        ThrottleLimits.efsDefaults().withAction("DescribeAccessPoints", new BucketLimit(2, 1)));
     try (var proxy = proxy(moto, small); var efs = AwsClients.efs(proxy.endpoint())) {
       efs.describeAccessPoints(r -> r.maxResults(10));
       efs.describeAccessPoints(r -> r.maxResults(10));

@@ -2,6 +2,7 @@ package io.awscsi.realism.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.realism.BucketLimit;
 import io.awscsi.realism.ManualClock;
 import io.awscsi.realism.ThrottleLimits;
 import java.time.Duration;
@@ -36,6 +37,20 @@ class ActionThrottleTest {
         .isEqualTo(50);
     assertThat(throttle.tryAcquire("ec2", "DescribeInstances")).isTrue();
     assertThat(throttle.tryAcquire("efs", "DescribeVolumes")).isTrue();
+  }
+
+  @Test
+  void eachServiceHasItsOwnLimits() {
+    var profile = io.awscsi.realism.RealismProfile.realistic()
+        .withThrottle(ThrottleLimits.off())
+        .withEfsThrottle(ThrottleLimits.efsDefaults().withAction("CreateAccessPoint", new BucketLimit(3, 1)));
+    var throttle = new ActionThrottle(profile::throttleOf, clock);
+
+    assertThat(IntStream.range(0, 10).filter(i -> throttle.tryAcquire("efs", "CreateAccessPoint")).count())
+        .isEqualTo(3);
+    assertThat(IntStream.range(0, 200).filter(i -> throttle.tryAcquire("efs", "DeleteAccessPoint")).count())
+        .isEqualTo(50);
+    assertThat(IntStream.range(0, 500).allMatch(i -> throttle.tryAcquire("ec2", "CreateVolume"))).isTrue();
   }
 
   @Test

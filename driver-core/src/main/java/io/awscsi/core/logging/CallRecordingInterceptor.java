@@ -22,12 +22,14 @@ import org.apache.logging.log4j.ThreadContext;
 public final class CallRecordingInterceptor implements ServerInterceptor {
 
   private static final Logger LOG = LogManager.getLogger(CallLogLine.LOGGER);
+  /** The counter of CSI calls served (method, grpc_code). */
+  public static final String CALLS_METRIC = "csi_operations_total";
 
   private final MetricsRegistry.Counter calls;
   private final MetricsRegistry.Histogram latency;
 
   public CallRecordingInterceptor(MetricsRegistry metrics) {
-    this.calls = metrics.counter("csi_operations_total", "CSI calls served, by method and gRPC code",
+    this.calls = metrics.counter(CALLS_METRIC, "CSI calls served, by method and gRPC code",
         "method", "grpc_code");
     this.latency = metrics.histogram("csi_operation_duration_seconds", "CSI call latency, by method and gRPC code",
         MetricsRegistry.LATENCY_BUCKETS, "method", "grpc_code");

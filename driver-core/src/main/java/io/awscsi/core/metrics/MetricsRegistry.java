@@ -104,6 +104,12 @@ public final class MetricsRegistry {
       return a == null ? 0 : a.sum();
     }
 
+    /** The sum over the label sets (their values, in label order) that {@code which} accepts. */
+    public double sum(java.util.function.Predicate<List<String>> which) {
+      return values.entrySet().stream().filter(e -> which.test(e.getKey()))
+          .mapToDouble(e -> e.getValue().sum()).sum();
+    }
+
     @Override
     String type() {
       return "counter";

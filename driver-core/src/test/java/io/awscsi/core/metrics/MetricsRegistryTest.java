@@ -26,6 +26,8 @@ class MetricsRegistryTest {
     assertThat(lines).hasSize(4);
     assertThat(calls.value("CreateVolume", "OK")).isEqualTo(2);
     assertThat(calls.value("CreateVolume", "INTERNAL")).isZero();
+    assertThat(calls.sum(labels -> true)).isEqualTo(5);
+    assertThat(calls.sum(labels -> labels.getFirst().equals("DeleteVolume"))).isEqualTo(3);
   }
 
   @Test

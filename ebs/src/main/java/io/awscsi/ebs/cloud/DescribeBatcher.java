@@ -40,6 +40,12 @@ public final class DescribeBatcher<K, V> {
     Map<K, V> fetch(Set<K> keys, CallDeadline deadline);
   }
 
+  /**
+   * The most keys remembered as missing. Past it, expired ones are dropped, and if that is not enough a missing key
+   * is simply not remembered (it then spoils at most the batches it is in, which are split as before).
+   */
+  static final int MAX_BAD_KEYS = 4096;
+
   /** How long a batch call may take at most; within it, as long as the latest deadline of the callers waiting. */
   static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
 
@@ -188,7 +194,7 @@ public final class DescribeBatcher<K, V> {
         keys.forEach(k -> answers.get(k).completeExceptionally(e));
       } else if (keys.size() == 1) {
         K bad = keys.getFirst();
-        likelyBadUntil.put(bad, nanoClock.getAsLong() + badKeyMemory.toNanos());
+        rememberBad(bad);
         answers.get(bad).complete(Optional.empty());
       } else {
         int half = keys.size() / 2;
@@ -196,6 +202,22 @@ public final class DescribeBatcher<K, V> {
         resolve(keys.subList(half, keys.size()), answers, deadline);
       }
     }
+  }
+
+  private void rememberBad(K key) {
+    long now = nanoClock.getAsLong();
+    if (likelyBadUntil.size() >= MAX_BAD_KEYS) {
+      likelyBadUntil.values().removeIf(until -> until - now <= 0);
+      if (likelyBadUntil.size() >= MAX_BAD_KEYS) {
+        return;
+      }
+    }
+    likelyBadUntil.put(key, now + badKeyMemory.toNanos());
+  }
+
+  /** Keys remembered as missing (for tests). */
+  int badKeyCount() {
+    return likelyBadUntil.size();
   }
 
   private Map<K, V> fetchOnce(Set<K> keys, CallDeadline deadline) {

@@ -95,6 +95,10 @@ public final class Ec2ErrorCodes {
     if (code.endsWith(".NotFound") || code.endsWith(".Malformed") || code.equals("InvalidID")) {
       return new CloudError.NotFound(resource(code), text);
     }
+    if (code.equals("IncorrectInstanceState")) {
+      // An instance that is terminated or shutting down takes no volume: to a CSI caller the node is gone.
+      return new CloudError.NotFound("instance", text);
+    }
     if (LIMITS.contains(code)) {
       return new CloudError.LimitExceeded(code, text);
     }

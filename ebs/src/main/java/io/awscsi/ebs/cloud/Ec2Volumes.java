@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.ec2.model.CreateSnapshotResponse;
 import software.amazon.awssdk.services.ec2.model.CreateVolumeResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeSnapshotsResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeVolumesResponse;
+import software.amazon.awssdk.services.ec2.model.DetachVolumeResponse;
 import software.amazon.awssdk.services.ec2.model.EnableFastSnapshotRestoresResponse;
 import software.amazon.awssdk.services.ec2.model.Filter;
 import software.amazon.awssdk.services.ec2.model.Instance;
@@ -176,9 +177,12 @@ public final class Ec2Volumes {
         Attachment.State.of(a.stateAsString()), a.attachTime());
   }
 
-  public void detach(String volumeId, String instanceId, CallDeadline deadline) {
-    calls.run(Ec2Action.DETACH_VOLUME, deadline, o -> ec2.detachVolume(r -> r.overrideConfiguration(o)
-        .volumeId(volumeId).instanceId(instanceId)));
+  /** DetachVolume; the answer names the device the attachment used. */
+  public Attachment detach(String volumeId, String instanceId, CallDeadline deadline) {
+    DetachVolumeResponse a = calls.run(Ec2Action.DETACH_VOLUME, deadline, o -> ec2.detachVolume(r -> r
+        .overrideConfiguration(o).volumeId(volumeId).instanceId(instanceId)));
+    return new Attachment(volumeId, instanceId, a.device() == null ? "" : a.device(),
+        Attachment.State.of(a.stateAsString()), a.attachTime());
   }
 
   /** The instance by id (batched); empty when it does not exist. */

@@ -34,6 +34,8 @@ final class ClientTokens {
 
   /** Moves the name to its next token after a failed creation. */
   void advance(String name) {
+    // Expired suffixes mean token 0 again: drop them, so nothing stays per name beyond the memory.
+    suffixes.values().removeIf(this::expired);
     long expiry = nanoClock.getAsLong() + SUFFIX_MEMORY.toNanos();
     suffixes.compute(name, (k, old) -> new Suffix(old == null || expired(old) ? 1 : old.n() + 1, expiry));
   }
@@ -44,6 +46,11 @@ final class ClientTokens {
       return 0;
     }
     return s.n();
+  }
+
+  /** Names with a suffix remembered (for tests). */
+  int size() {
+    return suffixes.size();
   }
 
   private boolean expired(Suffix s) {

@@ -64,8 +64,8 @@ final class EbsSnapshotManager implements SnapshotManager {
         LOG.info("CreateSnapshot: {} already exists as {}", name, s.snapshotId());
         return snapshot(s);
       }
-      ec2.disk(volumeId, deadline).orElseThrow(() -> DriverException.notFound("source volume " + volumeId
-          + " of snapshot " + name + " does not exist"));
+      // No Describe of the source first: CreateSnapshot of a volume that does not exist is EC2's
+      // InvalidVolume.NotFound, answered NOT_FOUND below.
       if (!parameters.fastRestoreZones().isEmpty()) {
         List<String> known = ec2.availabilityZones(deadline).stream().map(Zone::name).toList();
         for (String zone : parameters.fastRestoreZones()) {
@@ -83,7 +83,8 @@ final class EbsSnapshotManager implements SnapshotManager {
             parameters.outpostArn(), snapshotTags, deadline);
       } catch (CloudException e) {
         if (e.error() instanceof CloudError.NotFound nf) {
-          throw DriverException.notFound("source volume " + volumeId + " of snapshot " + name + ": " + nf.message());
+          throw DriverException.notFound("source volume " + volumeId + " of snapshot " + name + " does not exist: "
+              + nf.message());
         }
         throw e;
       }

@@ -74,9 +74,6 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     }
     try {
       Attachment attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
-      if (started.reserved()) {
-        devices.release(nodeId, started.device());
-      }
       LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
       observer.attached(volumeId, nodeId, started.sizeBytes(), attached.device());
       return Map.of(VolumeContextKeys.DEVICE_PATH, attached.device());
@@ -95,9 +92,10 @@ final class EbsVolumeAttacher implements VolumeAttacher {
 
   /** Decides under the volume's lock; sends AttachVolume unless the volume is already (being) attached here. */
   private Started startAttach(String volumeId, String nodeId, boolean multiWriter, CallDeadline deadline) {
-    // Both lookups are batched; asking for the instance alongside the volume saves one batch round.
-    CompletableFuture<Optional<Ec2Instance>> instanceLookup = CompletableFuture.supplyAsync(
-        () -> ec2.instance(nodeId, deadline), LOOKUPS);
+    // The instance's device names are known from earlier attaches; when they must be learned, both lookups are
+    // batched, and asking for the instance alongside the volume saves one batch round.
+    CompletableFuture<Optional<Ec2Instance>> instanceLookup = devices.needsMapping(nodeId)
+        ? lookUpInstance(nodeId, deadline) : null;
     Disk disk = ec2.disk(volumeId, deadline)
         .orElseThrow(() -> DriverException.notFound("volume " + volumeId + " does not exist"));
     Optional<Attachment> mine = disk.attachmentTo(nodeId);
@@ -105,6 +103,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       Attachment a = mine.get();
       if (a.state() == Attachment.State.ATTACHED || a.state() == Attachment.State.ATTACHING) {
         Instant since = a.attachedAt() != null ? a.attachedAt() : Instant.now();
+        devices.attached(nodeId, a.device());
         return new Started(a.device(), since, false, disk.sizeBytes());
       }
       throw DriverException.unavailable("volume " + volumeId + " is " + a.state().name().toLowerCase() + " from "
@@ -117,30 +116,42 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     if (!elsewhere.isEmpty() && !(multiWriter && disk.multiAttach())) {
       throw attachedElsewhere(volumeId, elsewhere);
     }
-    Ec2Instance instance = join(instanceLookup)
-        .filter(i -> !i.gone())
-        .orElseThrow(() -> DriverException.notFound("node " + nodeId + " is not an existing EC2 instance"));
-    Set<String> inUse = new HashSet<>(instance.volumesByDevice().keySet());
+    if (instanceLookup != null) {
+      join(instanceLookup);
+    }
+    Set<String> refused = new HashSet<>();
     for (int attempt = 1; ; attempt++) {
-      String device = devices.allocate(nodeId, inUse).orElseThrow(() -> DriverException.resourceExhausted(
+      String device = devices.allocate(nodeId, refused).orElseThrow(() -> DriverException.resourceExhausted(
           "instance " + nodeId + " has no free device name left (" + DeviceNameAllocator.NAMES.size()
               + " in use or reserved); detach volumes from it or schedule elsewhere"));
-      Instant since = Instant.now();
       boolean mayRetry = attempt < DEVICE_NAME_ATTEMPTS;
       try {
         ec2.attach(volumeId, nodeId, device, deadline);
+        // The attach starts when EC2 accepts it, not when the call began waiting for a token: the polls learn how
+        // long EC2 takes (AdaptiveBackoff), which the wait for the rate limit must not inflate.
+        Instant since = Instant.now();
+        devices.attached(nodeId, device);
         inProgress.computeIfAbsent(volumeId, v -> ConcurrentHashMap.newKeySet()).add(nodeId);
         return new Started(device, since, true, disk.sizeBytes());
       } catch (CloudException e) {
         switch (e.error()) {
           case CloudError.DeviceNameInUse d when mayRetry -> {
-            LOG.info("AttachVolume {} to {}: device {} is in use on the instance; trying another", volumeId, nodeId,
-                device);
+            // Someone else's attachment: learn the instance's mapping again before the next name.
+            LOG.info("AttachVolume {} to {}: device {} is in use on the instance; describing the instance and "
+                + "trying another", volumeId, nodeId, device);
             devices.failed(nodeId, device);
-            inUse.add(device);
+            refused.add(device);
+            devices.refuted(nodeId);
+            join(lookUpInstance(nodeId, deadline));
+          }
+          case CloudError.DeviceNameInUse d -> {
+            devices.failed(nodeId, device);
+            devices.refuted(nodeId);
+            throw e;
           }
           case CloudError.AttachmentLimitExceeded limit -> {
             devices.release(nodeId, device);
+            devices.refuted(nodeId);
             throw DriverException.resourceExhausted("instance " + nodeId + " cannot take another volume ("
                 + limit.message() + "); volume " + volumeId + " must go to another node");
           }
@@ -150,6 +161,9 @@ final class EbsVolumeAttacher implements VolumeAttacher {
           }
           case CloudError.NotFound nf -> {
             devices.release(nodeId, device);
+            if (nf.resource().equals("instance")) {
+              devices.forget(nodeId);
+            }
             throw DriverException.notFound("AttachVolume of " + volumeId + " to " + nodeId + ": " + nf.message());
           }
           default -> {
@@ -159,6 +173,23 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         }
       }
     }
+  }
+
+  /**
+   * DescribeInstances of the node (batched) that records the instance's device names when it answers; fails
+   * NOT_FOUND when the node is not an existing instance.
+   */
+  private CompletableFuture<Optional<Ec2Instance>> lookUpInstance(String nodeId, CallDeadline deadline) {
+    long askedAt = devices.now();
+    return CompletableFuture.supplyAsync(() -> {
+      Optional<Ec2Instance> instance = ec2.instance(nodeId, deadline).filter(i -> !i.gone());
+      if (instance.isEmpty()) {
+        devices.forget(nodeId);
+        throw DriverException.notFound("node " + nodeId + " is not an existing EC2 instance");
+      }
+      devices.mapped(nodeId, instance.get().volumesByDevice().keySet(), askedAt);
+      return instance;
+    }, LOOKUPS);
   }
 
   private static Optional<Ec2Instance> join(CompletableFuture<Optional<Ec2Instance>> lookup) {
@@ -190,37 +221,47 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         + String.join(", ", sorted) + " and is not multi-attach; unpublish it there (or wait for its detach) first");
   }
 
+  /**
+   * DetachVolume first, without a Describe: EC2's answer says what there is to do (an attachment that does not exist
+   * is success). Only an answer that leaves it open (the volume in another state) is followed by a Describe.
+   */
   @Override
   public void unpublish(String volumeId, String nodeId, Map<String, String> secrets) {
     CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
     try {
-      Optional<Disk> disk = ec2.disk(volumeId, deadline);
-      Optional<Attachment> attachment = disk.flatMap(d -> d.attachmentTo(nodeId));
-      if (attachment.isEmpty()) {
-        LOG.info("ControllerUnpublishVolume: {} is not attached to {}{}", volumeId, nodeId,
-            disk.isEmpty() ? " (volume gone)" : "");
-        observer.detached(volumeId, nodeId);
-        return;
-      }
-      Instant since = Instant.now();
-      if (attachment.get().state() != Attachment.State.DETACHING) {
-        try {
-          ec2.detach(volumeId, nodeId, deadline);
-        } catch (CloudException e) {
-          switch (e.error()) {
-            case CloudError.NotFound nf -> {
-              LOG.info("ControllerUnpublishVolume: {} from {}: {}; nothing to detach", volumeId, nodeId,
-                  nf.message());
+      String device;
+      try {
+        device = ec2.detach(volumeId, nodeId, deadline).device();
+      } catch (CloudException e) {
+        switch (e.error()) {
+          case CloudError.NotFound nf -> {
+            LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId, nf.message());
+            observer.detached(volumeId, nodeId);
+            return;
+          }
+          case CloudError.VolumeInUse state -> {
+            Optional<Attachment> attachment = ec2.disk(volumeId, deadline).flatMap(d -> d.attachmentTo(nodeId));
+            if (attachment.isEmpty()) {
+              LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId,
+                  state.message());
               observer.detached(volumeId, nodeId);
               return;
             }
-            case CloudError.VolumeInUse already -> LOG.info("ControllerUnpublishVolume: {} from {}: {}; waiting",
-                volumeId, nodeId, already.message());
-            default -> throw e;
+            if (attachment.get().state() != Attachment.State.DETACHING) {
+              throw DriverException.unavailable("ControllerUnpublishVolume " + volumeId + " from " + nodeId
+                  + ": the attachment is " + attachment.get().state().name().toLowerCase() + " (" + state.message()
+                  + "); the detach will be retried");
+            }
+            device = attachment.get().device();
           }
+          default -> throw e;
         }
       }
-      waiter.awaitDetached(volumeId, nodeId, since, deadline);
+      // Timed from EC2's answer (see publish): the rate limit's wait is not EC2's detach time.
+      waiter.awaitDetached(volumeId, nodeId, Instant.now(), deadline);
+      if (!device.isEmpty()) {
+        devices.detached(nodeId, device);
+      }
       LOG.info("ControllerUnpublishVolume: {} detached from {}", volumeId, nodeId);
       observer.detached(volumeId, nodeId);
     } catch (CloudException e) {

@@ -39,9 +39,15 @@ import org.apache.logging.log4j.Logger;
 /**
  * CreateVolume, DeleteVolume and ValidateVolumeCapabilities on EC2.
  *
- * <p>Idempotency holds on real EC2, not only on a fake: before creating, the volume is looked up by its
- * {@code CSIVolumeName} tag (so a retry long after a crash finds it), and CreateVolume carries a ClientToken derived
- * from the name (so a retry inside the tag's eventual-consistency window gets the same volume from EC2).
+ * <p>Idempotency holds on real EC2, not only on a fake: CreateVolume carries a ClientToken derived from the name, so a
+ * repeated CreateVolume gets the volume EC2 made the first time (EC2 keeps a token for at least a day; the sidecar
+ * repeats a call within minutes). The volume is looked up by its {@code CSIVolumeName} tag only when EC2 says the
+ * token was used with other parameters: that is the one answer that needs to know which volume the name has. As
+ * upstream, no lookup precedes the creation: under load it cost every CreateVolume a batched DescribeVolumes round
+ * (up to 0.5 s) and the account a DescribeVolumes call per batch window, to find only what the token finds.
+ *
+ * <p>DeleteVolume sends DeleteVolume at once: EC2's InvalidVolume.NotFound means already deleted (success) and
+ * VolumeInUse means still attached (FAILED_PRECONDITION, with the attachments described to name them).
  */
 final class EbsVolumeProvisioner implements VolumeProvisioner {
 
@@ -58,7 +64,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   private final ClientTokens tokens = new ClientTokens(System::nanoTime);
   private final VolumeLifecycle lifecycle = new VolumeLifecycle(true);
   private final AdaptiveBackoff creationPolls = new AdaptiveBackoff(Duration.ofMillis(1250), Duration.ofMillis(250),
-      Duration.ofSeconds(5), Duration.ofMillis(500), 1.15);
+      Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
   EbsVolumeProvisioner(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
     this.ec2 = ec2;
@@ -85,9 +91,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     boolean multiAttach = checkCreateCapabilities(request.capabilities(), parameters.type());
     try (KeyedLocks.Held held = CallDeadlines.lock(names, request.name(), deadline, "CreateVolume " + request.name())) {
       DiskSpec spec = spec(request, parameters, multiAttach, deadline);
-      Disk disk = findByName(request.name(), deadline)
-          .map(existing -> requireCompatible(existing, spec, request, ec2.availabilityZones(deadline)))
-          .orElseGet(() -> createFresh(request.name(), spec, deadline));
+      Disk disk = createFresh(request, spec, deadline);
       Disk ready = awaitAvailable(disk, request.name(), deadline);
       switch (request.source()) {
         case VolumeSource.FromSnapshot s -> observer.createdFrom(ready.volumeId(), s.snapshotId());
@@ -215,46 +219,61 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   /**
    * Creates the volume. EC2 answers a ClientToken it has seen with the volume it made then, even if that volume was
    * deleted since (a name reused after DeleteVolume): such an answer is checked, and the name moves to its next token.
+   * A token used with other parameters is answered by the name's existing volume when there is one (compatible, or
+   * ALREADY_EXISTS); otherwise it belonged to a failed creation and the name moves to its next token.
    */
-  private Disk createFresh(String name, DiskSpec spec, CallDeadline deadline) {
-    for (int attempt = 0; attempt < 2; attempt++) {
-      Disk made = create(name, spec, deadline);
-      if (made.state() == Disk.State.CREATING) {
-        return made;
+  private Disk createFresh(VolumeRequest request, DiskSpec spec, CallDeadline deadline) {
+    String name = request.name();
+    // At most: a token used with other parameters, then one that names a deleted volume, then a fresh one.
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Optional<Disk> made = create(request, spec, deadline);
+      if (made.isEmpty()) {
+        continue;
       }
-      Optional<Disk> now = ec2.disk(made.volumeId(), deadline);
+      if (made.get().state() == Disk.State.CREATING) {
+        return made.get();
+      }
+      Optional<Disk> now = ec2.disk(made.get().volumeId(), deadline);
       if (now.isPresent() && (now.get().state() == Disk.State.AVAILABLE || now.get().state() == Disk.State.IN_USE
           || now.get().state() == Disk.State.CREATING)) {
         return now.get();
       }
       LOG.info("CreateVolume: the ClientToken of {} names volume {}, which is gone; using the next token", name,
-          made.volumeId());
+          made.get().volumeId());
       tokens.advance(name);
     }
     throw DriverException.unavailable("CreateVolume " + name + ": EC2 keeps answering with deleted volumes; "
         + "the retry uses a fresh ClientToken");
   }
 
-  private Disk create(String name, DiskSpec spec, CallDeadline deadline) {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return ec2.createDisk(spec, tokens.tokenFor(name), deadline);
-      } catch (CloudException e) {
-        if (e.error() instanceof CloudError.IdempotentParameterMismatch && attempt == 0) {
-          // The name's token belongs to an earlier, failed creation with other parameters: move to the next one.
-          LOG.info("CreateVolume: ClientToken of {} was used with other parameters; using the next token", name);
-          tokens.advance(name);
-          continue;
+  /**
+   * One CreateVolume with the name's token. Empty when the token turned out to belong to a failed creation (the name
+   * has moved to its next token); the name's existing volume when the token was used with other parameters.
+   */
+  private Optional<Disk> create(VolumeRequest request, DiskSpec spec, CallDeadline deadline) {
+    String name = request.name();
+    try {
+      return Optional.of(ec2.createDisk(spec, tokens.tokenFor(name), deadline));
+    } catch (CloudException e) {
+      if (e.error() instanceof CloudError.IdempotentParameterMismatch) {
+        Optional<Disk> existing = findByName(name, deadline);
+        if (existing.isPresent()) {
+          return Optional.of(requireCompatible(existing.get(), spec, request, ec2.availabilityZones(deadline)));
         }
-        if (e.error() instanceof CloudError.NotFound nf && spec.isCopy()) {
-          throw DriverException.notFound("source volume " + spec.sourceVolumeId() + " does not exist: "
-              + nf.message());
-        }
-        if (e.error() instanceof CloudError.NotFound nf && !spec.snapshotId().isEmpty()) {
-          throw DriverException.notFound("source snapshot " + spec.snapshotId() + " does not exist: " + nf.message());
-        }
-        throw e;
+        // The name's token belongs to an earlier, failed creation with other parameters: move to the next one.
+        LOG.info("CreateVolume: ClientToken of {} was used with other parameters and no volume has the name; "
+            + "using the next token", name);
+        tokens.advance(name);
+        return Optional.empty();
       }
+      if (e.error() instanceof CloudError.NotFound nf && spec.isCopy()) {
+        throw DriverException.notFound("source volume " + spec.sourceVolumeId() + " does not exist: "
+            + nf.message());
+      }
+      if (e.error() instanceof CloudError.NotFound nf && !spec.snapshotId().isEmpty()) {
+        throw DriverException.notFound("source snapshot " + spec.snapshotId() + " does not exist: " + nf.message());
+      }
+      throw e;
     }
   }
 
@@ -335,29 +354,46 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   public void deleteVolume(String volumeId, Map<String, String> secrets) {
     CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
     try {
-      Optional<Disk> disk = ec2.disk(volumeId, deadline);
-      if (disk.isEmpty() || disk.get().state() == Disk.State.DELETING || disk.get().state() == Disk.State.DELETED) {
-        LOG.info("DeleteVolume: {} is already gone", volumeId);
-        return;
-      }
-      List<Attachment> attached = disk.get().activeAttachments();
-      VolumeState state = attached.isEmpty() ? VolumeState.CREATED : VolumeState.NODE_READY;
-      if (lifecycle.decide(state, Operation.DELETE, Repeat.FIRST, volumeId) instanceof Decision.Reject reject) {
-        throw new DriverException(new DriverError.FailedPrecondition(reject.error().message() + " (attached to "
-            + attached.stream().map(a -> a.instanceId() + " as " + a.device() + ", " + a.state().name()
-                .toLowerCase()).collect(Collectors.joining("; ")) + ")"));
-      }
       ec2.deleteDisk(volumeId, deadline);
       LOG.info("DeleteVolume: deleted {}", volumeId);
     } catch (CloudException e) {
       switch (e.error()) {
         case CloudError.NotFound nf -> LOG.info("DeleteVolume: {} is already gone ({})", volumeId, nf.message());
-        case CloudError.VolumeInUse inUse -> throw new DriverException(new DriverError.FailedPrecondition("volume "
-            + volumeId + " is still attached: " + inUse.message() + "; unpublish it before DeleteVolume"), e);
+        case CloudError.VolumeInUse inUse -> refuseOrAccept(volumeId, inUse, deadline, e);
         default -> throw Ec2Failures.toDriver(e, "DeleteVolume " + volumeId);
       }
     }
     observer.deleted(volumeId);
+  }
+
+  /**
+   * EC2 refused DeleteVolume because of the volume's state: still attached is FAILED_PRECONDITION naming the
+   * attachments; being deleted already is success; any other state (still creating) is retried.
+   */
+  private void refuseOrAccept(String volumeId, CloudError.VolumeInUse inUse, CallDeadline deadline,
+      CloudException cause) {
+    Optional<Disk> disk;
+    try {
+      disk = ec2.disk(volumeId, deadline);
+    } catch (CloudException e) {
+      throw Ec2Failures.toDriver(e, "DeleteVolume " + volumeId + " (" + inUse.message() + ")");
+    }
+    if (disk.isEmpty() || disk.get().state() == Disk.State.DELETING || disk.get().state() == Disk.State.DELETED) {
+      LOG.info("DeleteVolume: {} is already being deleted ({})", volumeId, inUse.message());
+      return;
+    }
+    List<Attachment> attached = disk.get().activeAttachments();
+    if (attached.isEmpty()) {
+      throw new DriverException(new DriverError.Unavailable("DeleteVolume " + volumeId + ": " + inUse.message()
+          + " (volume " + disk.get().state().name().toLowerCase() + "); it will be retried"), cause);
+    }
+    Decision decision = lifecycle.decide(VolumeState.NODE_READY, Operation.DELETE, Repeat.FIRST, volumeId);
+    String why = decision instanceof Decision.Reject reject ? reject.error().message()
+        : "volume " + volumeId + " is still attached";
+    throw new DriverException(new DriverError.FailedPrecondition(why + " (attached to "
+        + attached.stream().map(a -> a.instanceId() + " as " + a.device() + ", " + a.state().name()
+            .toLowerCase()).collect(Collectors.joining("; ")) + "): " + inUse.message()
+        + "; unpublish it before DeleteVolume"), cause);
   }
 
   @Override

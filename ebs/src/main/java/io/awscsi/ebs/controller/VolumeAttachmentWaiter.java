@@ -37,7 +37,7 @@ final class VolumeAttachmentWaiter {
     this.stuckAttaching = stuckAttaching;
   }
 
-  /** Waits until the volume is attached to the instance; {@code since} is when AttachVolume was sent. */
+  /** Waits until the volume is attached to the instance; {@code since} is when EC2 accepted AttachVolume. */
   Attachment awaitAttached(String volumeId, String instanceId, Instant since, CallDeadline deadline) {
     String what = "waiting for " + volumeId + " to attach to " + instanceId;
     try {

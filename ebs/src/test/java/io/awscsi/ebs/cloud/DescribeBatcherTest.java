@@ -138,6 +138,20 @@ class DescribeBatcherTest {
   }
 
   @Test
+  void missingIdsRememberedAreBoundedAndExpiredOnesMakeRoom() {
+    DescribeBatcher<String, String> batcher = batcher(1, Duration.ZERO);
+    CallDeadline deadline = CallDeadline.after(Duration.ofSeconds(10));
+    for (int i = 0; i < DescribeBatcher.MAX_BAD_KEYS + 10; i++) {
+      assertThat(batcher.get("vol-gone-" + i, deadline)).isEmpty();
+    }
+    assertThat(batcher.badKeyCount()).isEqualTo(DescribeBatcher.MAX_BAD_KEYS);
+    // Once the memory has expired, the next missing id clears the old ones instead of being refused.
+    clock.addAndGet(Duration.ofHours(1).toNanos() + 1);
+    assertThat(batcher.get("vol-gone-last", deadline)).isEmpty();
+    assertThat(batcher.badKeyCount()).isEqualTo(1);
+  }
+
+  @Test
   void otherErrorsReachEveryCallerOfTheBatch() {
     DescribeBatcher<String, String> failing = new DescribeBatcher<>("test", 500, Duration.ofMillis(50),
         (ids, d) -> {

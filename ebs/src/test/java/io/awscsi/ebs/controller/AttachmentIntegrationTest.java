@@ -79,8 +79,10 @@ class AttachmentIntegrationTest {
 
     attacher.unpublish(vol, node, Map.of());
     assertThat(env.ec2.describeVolumes(r -> r.volumeIds(vol)).volumes().getFirst().attachments()).isEmpty();
+    // A repeat asks EC2 itself: DetachVolume answers IncorrectState ("available"), which means nothing to detach.
     attacher.unpublish(vol, node, Map.of());
-    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isEqualTo(1);
+    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isEqualTo(2);
+    assertThat(env.proxy.stats().action("ec2", "DetachVolume").errorCodes()).containsEntry("IncorrectState", 1L);
     assertThat(observer.events).containsExactly("attached " + vol + " " + node + " " + context.get("devicePath")
         + " " + Requests.GIB, "attached " + vol + " " + node + " " + context.get("devicePath") + " " + Requests.GIB,
         "detached " + vol + " " + node, "detached " + vol + " " + node);
@@ -186,10 +188,56 @@ class AttachmentIntegrationTest {
   void unpublishOfAGoneVolumeOrInstanceSucceeds() {
     String vol = newVolume("pvc-gone");
     String node = env.runInstance(Ec2Environment.ZONE);
+    long describes = env.proxy.stats().calls("ec2", "DescribeVolumes");
     attacher.unpublish("vol-0123456789abcdef0", node, Map.of());
     attacher.unpublish(vol, "i-0123456789abcdef0", Map.of());
     attacher.unpublish(vol, node, Map.of());
-    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isZero();
+    assertThat(env.proxy.stats().calls("ec2", "DetachVolume")).isEqualTo(3);
+    // Only the answer that leaves it open (IncorrectState: the volume is available) is described.
+    assertThat(env.proxy.stats().calls("ec2", "DescribeVolumes") - describes).isLessThanOrEqualTo(2);
+    assertThat(observer.events).contains("detached vol-0123456789abcdef0 " + node, "detached " + vol + " " + node);
+  }
+
+  @Test
+  void theInstancesDeviceMappingIsDescribedOnceAndKeptCurrentFromOwnAttaches() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    String a = newVolume("pvc-map1");
+    String b = newVolume("pvc-map2");
+    String c = newVolume("pvc-map3");
+    long instances = env.proxy.stats().calls("ec2", "DescribeInstances");
+    String devA = attacher.publish(publish(a, node, Requests.MOUNT)).get("devicePath");
+    String devB = attacher.publish(publish(b, node, Requests.MOUNT)).get("devicePath");
+    attacher.unpublish(a, node, Map.of());
+    String devC = attacher.publish(publish(c, node, Requests.MOUNT)).get("devicePath");
+
+    assertThat(env.proxy.stats().calls("ec2", "DescribeInstances") - instances).isEqualTo(1);
+    assertThat(devB).isNotEqualTo(devA);
+    assertThat(devC).isNotEqualTo(devB);
+    assertThat(env.proxy.stats().action("ec2", "AttachVolume").errors()).isZero();
+  }
+
+  @Test
+  void anAttachmentMadeByOthersAfterTheMappingWasLearnedIsSeenAndItsNameNotUsed() {
+    String node = env.runInstance(Ec2Environment.ZONE);
+    String vol1 = newVolume("pvc-oth1");
+    String first = attacher.publish(publish(vol1, node, Requests.MOUNT)).get("devicePath");
+    attacher.unpublish(vol1, node, Map.of()); // this class's instances hold 3 volumes, root included
+    // Behind the driver's back, someone attaches a volume with the name round-robin would give next.
+    String next = DeviceNameAllocator.NAMES.get(DeviceNameAllocator.NAMES.indexOf(first) + 1);
+    String foreign = env.ec2.createVolume(r -> r.availabilityZone(Ec2Environment.ZONE).size(1)).volumeId();
+    awaitAvailable(foreign);
+    env.ec2.attachVolume(r -> r.volumeId(foreign).instanceId(node).device(next));
+    long instances = env.proxy.stats().calls("ec2", "DescribeInstances");
+
+    String second = attacher.publish(publish(newVolume("pvc-oth2"), node, Requests.MOUNT)).get("devicePath");
+
+    assertThat(second).isNotIn(first, next);
+    // EC2 refused the name once; the instance was described again, and the attach went through.
+    assertThat(env.proxy.stats().action("ec2", "AttachVolume").errorCodes()).containsEntry("InvalidParameterValue",
+        1L);
+    assertThat(env.proxy.stats().calls("ec2", "DescribeInstances") - instances).isEqualTo(1);
+    var attachments = env.ec2.describeVolumes(r -> r.volumeIds(foreign)).volumes().getFirst().attachments();
+    assertThat(attachments).singleElement().satisfies(x -> assertThat(x.device()).isEqualTo(next));
   }
 
   @Test

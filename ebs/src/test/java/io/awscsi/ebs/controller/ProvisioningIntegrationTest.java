@@ -108,14 +108,31 @@ class ProvisioningIntegrationTest {
   }
 
   @Test
-  void aVolumeMadeBeforeACrashIsFoundByItsNameTag() {
-    // Another controller process made the volume (its ClientToken is unknown here) and died before answering.
-    String orphan = env.ec2.createVolume(r -> r.availabilityZone(Ec2Environment.ZONE).size(4).volumeType("gp3")
-        .tagSpecifications(t -> t.resourceType("volume").tags(Tag.builder().key("CSIVolumeName").value("pvc-crash")
-            .build()))).volumeId();
+  void aVolumeMadeBeforeACrashIsFoundByItsClientToken() {
+    // Another controller process made the volume and died before answering; this one knows nothing of it.
+    EbsControllerProvider crashed = env.provider(Ec2Environment.testOptions().withExtraTags(Map.of("env", "test"))
+        .withK8sTagClusterId("kube1"), new MetricsRegistry(), new RecordingObserver());
+    String made = crashed.provisioner().createVolume(volume("pvc-crash", 4, Map.of())).volumeId();
+    long creates = env.proxy.stats().calls("ec2", "CreateVolume");
+
     Volume v = provider.provisioner().createVolume(volume("pvc-crash", 4, Map.of()));
-    assertThat(v.volumeId()).isEqualTo(orphan);
-    assertThat(volumesNamed("pvc-crash")).containsExactly(orphan);
+    assertThat(v.volumeId()).isEqualTo(made);
+    assertThat(volumesNamed("pvc-crash")).containsExactly(made);
+    assertThat(env.proxy.stats().calls("ec2", "CreateVolume") - creates).isEqualTo(1);
+  }
+
+  @Test
+  void createVolumeLooksNothingUpByNameBeforeCreating() {
+    // A tripwire: any DescribeVolumes by the name tag fails, so a lookup before CreateVolume would fail the call.
+    try (var byName = env.proxy.injectFault(io.awscsi.realism.Fault.ec2("DescribeVolumes",
+        io.awscsi.realism.AwsError.of(500, "InternalError", "no lookup by name expected"))
+        .when(r -> r.params().containsValue("tag:CSIVolumeName")))) {
+      Volume v = provider.provisioner().createVolume(volume("pvc-nolookup", 2, Map.of()));
+      assertThat(v.volumeId()).startsWith("vol-");
+      assertThat(provider.provisioner().createVolume(volume("pvc-nolookup", 2, Map.of())).volumeId())
+          .isEqualTo(v.volumeId());
+      assertThat(byName.hits()).isZero();
+    }
   }
 
   @Test
@@ -249,9 +266,11 @@ class ProvisioningIntegrationTest {
     String node = env.runInstance(Ec2Environment.ZONE);
     provider.attacher().orElseThrow().publish(Requests.publish(v.volumeId(), node, Requests.MOUNT));
 
+    // EC2 refuses (VolumeInUse); the refusal is described to name the node, and the volume stays.
     assertError(() -> provider.provisioner().deleteVolume(v.volumeId(), Map.of()),
         DriverError.FailedPrecondition.class, v.volumeId(), node);
-    assertThat(env.proxy.stats().calls("ec2", "DeleteVolume")).isZero();
+    assertThat(env.proxy.stats().action("ec2", "DeleteVolume").errorCodes()).containsEntry("VolumeInUse", 1L);
+    assertThat(env.ec2.describeVolumes(r -> r.volumeIds(v.volumeId())).volumes()).hasSize(1);
 
     provider.attacher().orElseThrow().unpublish(v.volumeId(), node, Map.of());
     provider.provisioner().deleteVolume(v.volumeId(), Map.of());
@@ -259,6 +278,21 @@ class ProvisioningIntegrationTest {
     provider.provisioner().deleteVolume("vol-0123456789abcdef0", Map.of());
     provider.provisioner().deleteVolume("not-a-volume-id", Map.of());
     assertThat(observer.events).contains("deleted " + v.volumeId());
+  }
+
+  @Test
+  void deleteSendsDeleteVolumeWithoutDescribingFirst() {
+    Volume v = provider.provisioner().createVolume(volume("pvc-del2", 1, Map.of()));
+    long describes = env.proxy.stats().calls("ec2", "DescribeVolumes");
+
+    provider.provisioner().deleteVolume(v.volumeId(), Map.of());
+    provider.provisioner().deleteVolume(v.volumeId(), Map.of()); // EC2: InvalidVolume.NotFound, i.e. done
+
+    assertThat(env.proxy.stats().calls("ec2", "DescribeVolumes") - describes).isZero();
+    assertThat(env.proxy.stats().calls("ec2", "DeleteVolume")).isEqualTo(2);
+    assertThat(env.proxy.stats().action("ec2", "DeleteVolume").errorCodes())
+        .containsEntry("InvalidVolume.NotFound", 1L);
+    assertThat(volumesNamed("pvc-del2")).isEmpty();
   }
 
   @Test

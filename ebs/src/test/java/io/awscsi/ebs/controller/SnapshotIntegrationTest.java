@@ -94,8 +94,11 @@ class SnapshotIntegrationTest {
     snapshots.createSnapshot(new SnapshotRequest(a, "snap-x", Map.of(), Map.of()));
     assertError(() -> snapshots.createSnapshot(new SnapshotRequest(b, "snap-x", Map.of(), Map.of())),
         DriverError.AlreadyExists.class, a);
+    long describes = env.proxy.stats().calls("ec2", "DescribeVolumes");
     assertError(() -> snapshots.createSnapshot(new SnapshotRequest("vol-0123456789abcdef0", "snap-y", Map.of(),
         Map.of())), DriverError.NotFound.class, "vol-0123456789abcdef0");
+    // EC2's answer to CreateSnapshot says the source is missing: no Describe of it first.
+    assertThat(env.proxy.stats().calls("ec2", "DescribeVolumes")).isEqualTo(describes);
     assertError(() -> snapshots.createSnapshot(new SnapshotRequest(a, "snap-z", Map.of("color", "red"), Map.of())),
         DriverError.InvalidArgument.class, "color");
     assertError(() -> snapshots.createSnapshot(new SnapshotRequest(a, "snap-z", Map.of("lockDuration", "3"),

@@ -1,10 +1,13 @@
 package io.awscsi.efs.cloud;
 
+import io.awscsi.core.concurrent.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.CallBudget;
 import io.awscsi.core.provider.Reachability;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -20,8 +23,9 @@ import software.amazon.awssdk.core.exception.SdkException;
  * unavailable calls with exponential backoff and jitter, records the upstream driver's metrics and tells
  * {@link Reachability} whether EFS answered. Retries are counted per call, with no retry quota shared between calls,
  * so a storm of throttled DescribeAccessPoints cannot use up the retries of CreateAccessPoint (upstream's "retry
- * quota exceeded", #1504). SDK clients handed to this driver should have the SDK's own retries turned off so the two
- * do not multiply.
+ * quota exceeded", #1504). Each attempt first takes a token of its action's client-side bucket ({@link RateLimits}),
+ * so that many concurrent CreateVolume calls wait here in order instead of being throttled by EFS. SDK clients handed
+ * to this driver should have the SDK's own retries turned off so the two do not multiply.
  */
 public final class EfsApiCalls {
 
@@ -65,14 +69,39 @@ public final class EfsApiCalls {
     }
   }
 
+  /**
+   * Client-side token buckets, one per EFS action, shaped like the account's. AWS publishes no EFS API rates, so EC2's
+   * per-action defaults stand in (Describe: burst 100, refill 20/s; mutating: burst 50, refill 5/s), refilled at that
+   * rate with a 10% smaller burst, as the EBS controller's: if EFS's real buckets are smaller, its throttling answers
+   * empty the bucket here and the calls wait for the refill.
+   */
+  public record RateLimits(double mutatingBurst, double mutatingPerSecond, double describeBurst,
+      double describePerSecond) {
+
+    public static final RateLimits DEFAULT = new RateLimits(45, 5, 90, 20);
+
+    TokenBucket bucketFor(String request) {
+      boolean describe = request.startsWith("Describe") || request.startsWith("List");
+      return describe ? new TokenBucket(describeBurst, describePerSecond)
+          : new TokenBucket(mutatingBurst, mutatingPerSecond);
+    }
+  }
+
   private final RetrySettings settings;
+  private final RateLimits limits;
+  private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
   private final Reachability reachability = new Reachability("EFS");
   private final MetricsRegistry.Histogram duration;
   private final MetricsRegistry.Counter errors;
   private final MetricsRegistry.Counter throttles;
 
   public EfsApiCalls(MetricsRegistry metrics, RetrySettings settings) {
+    this(metrics, settings, RateLimits.DEFAULT);
+  }
+
+  public EfsApiCalls(MetricsRegistry metrics, RetrySettings settings, RateLimits limits) {
     this.settings = settings;
+    this.limits = limits;
     this.duration = metrics.histogram(DURATION_METRIC, "Latency of EFS API calls in seconds",
         MetricsRegistry.LATENCY_BUCKETS, "request");
     this.errors = metrics.counter(ERRORS_METRIC, "EFS API calls that failed, by error code", "request", "error");
@@ -99,7 +128,9 @@ public final class EfsApiCalls {
    */
   public <T> T call(String request, String resourceId, Function<AwsRequestOverrideConfiguration, T> call) {
     Instant deadline = CallBudget.deadline(DEFAULT_CALL_TIMEOUT);
+    TokenBucket bucket = buckets.computeIfAbsent(request, limits::bucketFor);
     for (int attempt = 1; ; attempt++) {
+      awaitToken(bucket, request, resourceId, deadline);
       Duration left = Duration.between(Instant.now(), deadline);
       if (left.compareTo(MIN_USEFUL_TIME) < 0) {
         throw noAnswer(request, "EFS " + request + " of " + resourceId + ": the call's deadline passed before "
@@ -110,6 +141,10 @@ public final class EfsApiCalls {
       try {
         return attempt(request, resourceId, left, () -> call.apply(override));
       } catch (EfsCloudException e) {
+        if (e.error() instanceof CloudError.Throttled) {
+          // Another client shares the account's bucket: wait for the refill instead of spending tokens EFS lacks.
+          bucket.drain();
+        }
         if (!retryable(e) || attempt >= settings.maxAttempts()) {
           throw e;
         }
@@ -126,6 +161,26 @@ public final class EfsApiCalls {
               interrupted);
         }
       }
+    }
+  }
+
+  /** Waits for the action's token; fails at once when the wait would not leave time for the request. */
+  private static void awaitToken(TokenBucket bucket, String request, String resourceId, Instant deadline) {
+    Duration wait = bucket.reserve();
+    if (wait.isZero()) {
+      return;
+    }
+    if (wait.plus(MIN_USEFUL_TIME).compareTo(Duration.between(Instant.now(), deadline)) >= 0) {
+      bucket.cancel();
+      throw noAnswer(request, "EFS " + request + " of " + resourceId + ": the call's deadline would pass while "
+          + "waiting " + wait.toMillis() + " ms for the client-side rate limit", null);
+    }
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw noAnswer(request, "EFS " + request + " of " + resourceId + ": interrupted (the driver is stopping)",
+          interrupted);
     }
   }
 

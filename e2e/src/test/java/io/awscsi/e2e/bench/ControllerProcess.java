@@ -1,0 +1,294 @@
+package io.awscsi.e2e.bench;
+
+import csi.v1.IdentityGrpc;
+import csi.v1.ProbeRequest;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The driver's controller as users run it: {@code bin/aws-csi-driver} of the built distribution with the plugin
+ * arguments the chart renders (its socket and HTTP endpoint moved to loopback paths of this run), plus its resident
+ * memory, live heap and CPU time read from {@code /proc} and {@code jcmd}.
+ */
+final class ControllerProcess implements AutoCloseable {
+
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+  static final boolean NMT = "1".equals(System.getenv("BENCH_NMT"));
+
+  private final Process process;
+  private final Path socket;
+  private final Path log;
+  private final AtomicLong sampledPeakKiB = new AtomicLong();
+  private final Thread sampler;
+
+  private ControllerProcess(Process process, Path socket, Path log) {
+    this.process = process;
+    this.socket = socket;
+    this.log = log;
+    this.sampler = Thread.ofVirtual().name("rss-sampler").start(() -> {
+      while (process.isAlive()) {
+        sampledPeakKiB.accumulateAndGet(rssKiB(), Math::max);
+        try {
+          Thread.sleep(250);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+  }
+
+  /**
+   * Starts {@code dist/bin/aws-csi-driver} with the chart's {@code pluginArgs} (endpoint and HTTP endpoint replaced)
+   * and {@code environment}, and waits for a ready Probe on its socket.
+   */
+  static ControllerProcess start(Path dist, List<String> pluginArgs, Map<String, String> environment, Path work)
+      throws IOException, InterruptedException {
+    Path socket = work.resolve("controller.sock");
+    Path log = work.resolve("controller.log");
+    List<String> command = new ArrayList<>(List.of(dist.resolve("bin/aws-csi-driver").toString()));
+    for (String arg : pluginArgs) {
+      if (arg.startsWith("--endpoint")) {
+        command.add("--endpoint=unix://" + socket);
+      } else if (arg.startsWith("--http-endpoint")) {
+        command.add("--http-endpoint=127.0.0.1:" + freePort());
+      } else {
+        command.add(arg);
+      }
+    }
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(environment);
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    if (NMT) {
+      // Where native memory goes (BENCH_NMT=1): baseline at idle, diff after the load.
+      pb.environment().merge("JAVA_OPTS", "-XX:NativeMemoryTracking=summary", (a, b) -> a + " " + b);
+    }
+    ControllerProcess p = new ControllerProcess(pb.start(), socket, log);
+    p.awaitReady(command);
+    return p;
+  }
+
+  private void awaitReady(List<String> command) throws InterruptedException {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the controller exited with " + process.exitValue() + ":\n" + logTail());
+      }
+      if (Files.exists(socket) && probe()) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException(String.join(" ", command) + " was not ready within " + START_TIMEOUT + ":\n"
+        + logTail());
+  }
+
+  private boolean probe() {
+    ManagedChannel channel = channel();
+    try {
+      return IdentityGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS)
+          .probe(ProbeRequest.getDefaultInstance()).getReady().getValue();
+    } catch (StatusRuntimeException e) {
+      return false;
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  /** A new channel to the controller's socket (one per sidecar, as each sidecar container has its own). */
+  ManagedChannel channel() {
+    return Grpc.newChannelBuilder("unix://" + socket, InsecureChannelCredentials.create()).build();
+  }
+
+  /** A channel closed with the try block that opened it. */
+  record Connection(ManagedChannel channel) implements AutoCloseable {
+    @Override
+    public void close() {
+      channel.shutdownNow();
+    }
+  }
+
+  Connection connect() {
+    return new Connection(channel());
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** VmRSS now, KiB. */
+  long rssKiB() {
+    return statusField("VmRSS:");
+  }
+
+  /** The larger of the kernel's high-water mark (VmHWM) and the sampled peak, KiB. */
+  long peakRssKiB() {
+    return Math.max(statusField("VmHWM:"), sampledPeakKiB.get());
+  }
+
+  /** User plus system CPU time so far, seconds ({@code /proc/<pid>/stat} fields 14 and 15). */
+  double cpuSeconds() {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // fields[0] is field 3 (state): utime is field 14, stime field 15.
+      long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+      return ticks / (double) clockTicks();
+    } catch (IOException e) {
+      return Double.NaN;
+    }
+  }
+
+  /** Live objects after a full collection, by class ({@code jcmd GC.class_histogram}, which collects first). */
+  record Histogram(long totalBytes, Map<String, long[]> byClass) {
+
+    /** The classes that grew most from {@code before} to this one: instances and bytes gained. */
+    String growthOver(Histogram before, int rows) {
+      List<Map.Entry<String, long[]>> grown = new ArrayList<>();
+      byClass.forEach((name, now) -> {
+        long[] then = before.byClass.getOrDefault(name, new long[2]);
+        grown.add(Map.entry(name, new long[] {now[0] - then[0], now[1] - then[1]}));
+      });
+      grown.sort((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]));
+      StringBuilder out = new StringBuilder();
+      for (var e : grown.subList(0, Math.min(rows, grown.size()))) {
+        out.append(String.format("    %+9d instances %+11d bytes  %s%n", e.getValue()[0], e.getValue()[1], e.getKey()));
+      }
+      return out.toString();
+    }
+  }
+
+  Histogram histogram() {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Map<String, long[]> byClass = new java.util.HashMap<>();
+    long total = -1;
+    try {
+      Process p = new ProcessBuilder(jcmd.toString(), String.valueOf(pid()), "GC.class_histogram")
+          .redirectErrorStream(true).start();
+      List<String> lines = new String(p.getInputStream().readAllBytes()).lines().toList();
+      p.waitFor(60, TimeUnit.SECONDS);
+      for (String line : lines) {
+        String[] parts = line.trim().split("\\s+");
+        if (parts.length >= 4 && parts[0].endsWith(":")) {
+          byClass.put(parts[3], new long[] {Long.parseLong(parts[1]), Long.parseLong(parts[2])});
+        } else if (parts.length == 3 && parts[0].equals("Total")) {
+          total = Long.parseLong(parts[2]);
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return new Histogram(-1, Map.of());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Histogram(-1, Map.of());
+    }
+    return new Histogram(total, byClass);
+  }
+
+  /** {@code jcmd VM.native_memory baseline} (with BENCH_NMT=1), or nothing. */
+  void nmtBaseline() {
+    if (NMT) {
+      jcmd("VM.native_memory", "baseline");
+    }
+  }
+
+  /** The native-memory diff since the baseline (with BENCH_NMT=1), or an empty string. */
+  String nmtDiff() {
+    return NMT ? jcmd("VM.native_memory", "summary.diff") : "";
+  }
+
+  private String jcmd(String... command) {
+    List<String> args = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        String.valueOf(pid())));
+    args.addAll(List.of(command));
+    try {
+      Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes());
+      p.waitFor(60, TimeUnit.SECONDS);
+      return out;
+    } catch (IOException e) {
+      return e.toString();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+  }
+
+  String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  Path log() {
+    return log;
+  }
+
+  private long statusField(String name) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
+        if (line.startsWith(name)) {
+          return Long.parseLong(line.substring(name.length()).trim().split("\\s+")[0]);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+    return 0;
+  }
+
+  private static long clockTicks = -1;
+
+  private static synchronized long clockTicks() {
+    if (clockTicks < 0) {
+      clockTicks = 100;
+      try {
+        Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes()).trim();
+        if (p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0) {
+          clockTicks = Long.parseLong(out);
+        }
+      } catch (IOException | NumberFormatException e) {
+        // 100 is the Linux default.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return clockTicks;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() {
+    sampler.interrupt();
+    process.destroy();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+}
