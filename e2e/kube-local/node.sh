@@ -184,7 +184,7 @@ EOF
   "name": "kube-local",
   "plugins": [
     {"type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false, "hairpinMode": false,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "dataDir": "$KL_STATE/cni/ipam"}}
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "dataDir": "$KL_STATE/cni/ipam"${CNI_IPAM_ROUTES:-}}}
   ]
 }
 EOF
@@ -283,7 +283,9 @@ start_kubelet() {
 drain_workloads() {
   alive kubelet && alive kube-apiserver || return 0
   local start; start=$(now)
-  timeout 150 "$B/kubectl" delete pods --all -A --wait=true --timeout=120s >/dev/null 2>&1 || true
+  # The workloads' pods first: in pods mode the driver's own pods in kube-system must outlive them (unstage, detach).
+  timeout 150 "$B/kubectl" delete pods -A --field-selector metadata.namespace!=kube-system --wait=true --timeout=120s \
+    >/dev/null 2>&1 || true
   timeout 100 "$B/kubectl" delete volumeattachments --all --wait=true --timeout=90s >/dev/null 2>&1 || true
   say "  pods and volume attachments deleted ($(since "$start") s)"
 }
