@@ -148,9 +148,12 @@ if [ "$(cat "$layer_aot.key" 2>/dev/null)" != "$aot_key" ] || ! has_tag "driver-
     # the Dockerfile step, as its RUN runs it
     in_image bash /tmp/aot/build-aot.sh /opt/aws-csi-driver
     for cache in "$m"/opt/aws-csi-driver/aot/*.aot; do
-      combo="$(basename "$cache" .aot)"
+      combo="$(basename "$cache" .aot)" variant=""
+      # <driver>-<mode>[-registration]: the registration variant is picked by --kubelet-registration-path.
+      case "$combo" in *-registration) combo="${combo%-registration}"
+        variant="--kubelet-registration-path=/var/lib/kubelet/plugins/x/csi.sock" ;; esac
       in_image JAVA_OPTS="-XX:AOTMode=on" /opt/aws-csi-driver/bin/aws-csi-driver \
-        --driver "${combo%-*}" --mode "${combo#*-}" --version >/dev/null \
+        --driver "${combo%-*}" --mode "${combo#*-}" $variant --version >/dev/null \
         || { echo "the AOT cache $combo does not match the image JVM" >&2; exit 1; }
     done
     rm -rf "$m/tmp/aot"'
