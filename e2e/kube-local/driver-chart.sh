@@ -141,7 +141,7 @@ node:
   volumes:
     - {name: efs-local, hostPath: {path: "$efs", type: Directory}}
   volumeMounts:
-    - {name: efs-local, mountPath: "$efs", mountPropagation: HostToContainer}
+    - {name: efs-local, mountPath: "$efs"}
 storageClasses:
   - name: efs-sc
     reclaimPolicy: Delete
@@ -156,7 +156,11 @@ EOF
 helm_release() {
   local release=$1 driver=$2; shift 2
   "$HELM" upgrade --install "$release" "$KL_ROOT/helm/$release" -n kube-system \
-    -f "$KL_HERE/values-pods-$driver.yaml" -f "$CHART_DIR/runtime-$driver.yaml" --wait --timeout 5m "$@"
+    -f "$KL_HERE/values-pods-$driver.yaml" -f "$CHART_DIR/runtime-$driver.yaml" --wait --timeout 5m "$@" || return 1
+  # helm's --wait counts a DaemonSet within its maxUnavailable as ready: every pod of the release, through its probes.
+  kubectl -n kube-system rollout status "daemonset/$driver-csi-node" --timeout=180s \
+    && kubectl -n kube-system rollout status "deployment/$driver-csi-controller" --timeout=180s \
+    && kubectl -n kube-system wait --for=condition=Ready pod -l "app.kubernetes.io/instance=$release" --timeout=180s
 }
 
 driver_up() {
