@@ -14,7 +14,9 @@ export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 status=0
 # Failures that no surefire report holds (a part that could not run), added to the final count.
 unreported=0
-rm -rf ./*/target/surefire-reports
+rm -rf ./*/target/surefire-reports ./*/target/surefire-reports-pods
+# The pods-mode cases (the same list as make test-chart-pods).
+CHART_PODS_TESTS=$(sed -n 's/^CHART_PODS_TESTS := //p' Makefile)
 suite_start=$(date +%s)
 kube_build_start=$(date +%s)
 bash e2e/kube-local/build.sh > target-kube-build.log 2>&1 &
@@ -66,6 +68,22 @@ else
   cluster_line="cluster: 0 passed, 1 failed, 0 skipped"
 fi
 echo "$cluster_line"
+# Pods mode: the charts installed as pods from the local images (make test-chart-pods): install, the cluster cases
+# that exercise the pods, upgrade/rollback/uninstall, metrics. Its own reports directory (counted below).
+if [ -s .tools/images/aws-csi-driver.tar ] && [[ "$cluster_line" =~ ^cluster: ]]; then
+  pods_line=$(MVN_OFFLINE=-o KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS="$CHART_PODS_TESTS" \
+    CLUSTER_REPORTS=e2e/target/surefire-reports-pods CLUSTER_LOG=target-cluster-pods.log \
+    bash hack/test-cluster.sh 2>&1 | tee target-cluster-pods-run.log | tail -n 1)
+else
+  pods_line="cluster: 0 passed, 1 failed, 0 skipped"
+fi
+echo "pods mode: $pods_line"
+if [[ "$pods_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+  [ "${BASH_REMATCH[1]}" -gt 0 ] || unreported=$((unreported + BASH_REMATCH[2]))
+else
+  echo "pods-mode cluster tests did not report a result (see target-cluster-pods-run.log)"; status=1
+fi
 if [[ "$cluster_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
   [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
   # The cluster never came up: its failure is not in any report.
@@ -79,7 +97,7 @@ while read -r t f e s; do
   passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
 done < <(python3 - <<'PY'
 import glob, xml.etree.ElementTree as ET
-for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
+for p in glob.glob('*/target/surefire-reports/TEST-*.xml') + glob.glob('*/target/surefire-reports-pods/TEST-*.xml'):
     r = ET.parse(p).getroot()
     print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
 PY
