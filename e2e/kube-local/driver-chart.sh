@@ -132,8 +132,10 @@ controller:
   env:$controller_env
   volumes:
     - {name: efs-local, hostPath: {path: "$efs", type: Directory}}
+    - {name: efs-controller-mounts, emptyDir: {}}
   volumeMounts:
     - {name: efs-local, mountPath: "$efs"}
+    - {name: efs-controller-mounts, mountPath: /var/lib/csi/pv}
 node:
   kubeletPath: "$KUBELET_DIR"
   additionalArgs: [--efs-mount-backend=local, "--efs-local-root=$efs", "--http-endpoint=$NODE_IP:3312"]
