@@ -158,7 +158,7 @@ down() {
 leftovers() {
   local mounts loops procs
   mounts=$(awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | wc -l)
-  loops=$(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$KL_STATE/" || true)
+  loops=$(our_loop_devices | wc -l)
   procs=$( (ls "$R"/*.pid 2>/dev/null || true) | wc -l)
   say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
 }
