@@ -38,11 +38,23 @@ set -a
 set +a
 rm -f "$reports"/TEST-io.awscsi.e2e.cluster.*.xml "$reports"/io.awscsi.e2e.cluster.*-output.txt
 t=$(date +%s)
+# Surefire writes to e2e/target/surefire-reports only: another run's reports there are set aside meanwhile, and this
+# run's are moved to $reports after it.
 mkdir -p "$reports"
-mvn -B -ntp ${MVN_OFFLINE:--o} -pl e2e -am test -Dtest="$tests" -Dsurefire.reportsDirectory="$root/$reports" \
+stash=""
+if [ "$reports" != e2e/target/surefire-reports ]; then
+  stash=$(mktemp -d)
+  mv e2e/target/surefire-reports/*io.awscsi.e2e.cluster.* "$stash"/ 2>/dev/null || true
+fi
+mvn -B -ntp ${MVN_OFFLINE:--o} -pl e2e -am test -Dtest="$tests" \
   -Dsurefire.failIfNoSpecifiedTests=false -Dsurefire.printSummary=true 2>&1 | tee -a "$log" \
   | grep --line-buffered -E 'Tests run:.*cluster|FAIL|BUILD' || true
 echo "cluster suite: $(( $(date +%s) - t )) s"
+if [ -n "$stash" ]; then
+  mv e2e/target/surefire-reports/*io.awscsi.e2e.cluster.* "$reports"/ 2>/dev/null || true
+  mv "$stash"/* e2e/target/surefire-reports/ 2>/dev/null || true
+  rmdir "$stash"
+fi
 # Every case's steps with their times, and any failure's dump of the cluster's state.
 for f in "$reports"/io.awscsi.e2e.cluster.*-output.txt; do
   [ -e "$f" ] && awk '/^===== cluster state/ { dump = 1 } dump || /^\[/ { print } /^===== end of the cluster state/ { dump = 0 }' "$f"
