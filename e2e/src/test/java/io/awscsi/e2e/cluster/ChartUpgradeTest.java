@@ -119,7 +119,7 @@ class ChartUpgradeTest {
         }
         Eventually.await("no pod of the release", Duration.ofMinutes(2), () -> release.pods(cluster.client).isEmpty());
       });
-      steps.step("the PV, its EC2 volume and its backing data are still there", () -> {
+      steps.step("the PV and its EC2 volume are still there (the data: read back below)", () -> {
         PersistentVolume pv = cluster.client.persistentVolumes().withName(retained.getMetadata().getName()).get();
         assertThat(pv).as("PV %s", retained.getMetadata().getName()).isNotNull();
         assertThat(pv.getSpec().getPersistentVolumeReclaimPolicy()).isEqualTo("Retain");
