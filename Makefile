@@ -16,7 +16,7 @@ ARCH ?=
 SIDECARS ?=
 
 .PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup readme-diagnose-table clean \
-	cluster-build cluster-up cluster-down test-cluster image images sidecar-images busybox-image test-images
+	cluster-build cluster-up cluster-down test-cluster test-chart-pods image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
@@ -83,6 +83,13 @@ cluster-up: build
 
 cluster-down:
 	@bash e2e/kube-local/cluster.sh down
+
+## test-chart-pods: the charts installed as pods (KUBE_LOCAL_DRIVER=chart, e2e/kube-local/driver-chart.sh) from the
+##   local images: install, upgrade/rollback/uninstall, metrics, and the cluster cases below against the pods
+CHART_PODS_TESTS := io.awscsi.e2e.cluster.ChartPodsTest,io.awscsi.e2e.cluster.ChartUpgradeTest,io.awscsi.e2e.cluster.ChartUpstreamUpgradeTest,io.awscsi.e2e.cluster.EfsSharedVolumeTest,io.awscsi.e2e.cluster.NetworkIsolationTest
+test-chart-pods: image
+	@KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS='$(CHART_PODS_TESTS)' CLUSTER_REPORTS=e2e/target/surefire-reports-pods \
+	  CLUSTER_LOG=target-cluster-pods.log bash hack/test-cluster.sh
 
 ## test-cluster: the cluster part alone: cluster up, the cluster suite, cluster down
 test-cluster: build

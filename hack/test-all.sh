@@ -16,7 +16,9 @@ status=0
 unreported=0
 # The image run's result line (counted at the end with the dist and helm lines); none when no image was built.
 run_line=
-rm -rf ./*/target/surefire-reports
+rm -rf ./*/target/surefire-reports ./*/target/surefire-reports-pods
+# The pods-mode cases (the same list as make test-chart-pods).
+CHART_PODS_TESTS=$(sed -n 's/^CHART_PODS_TESTS := //p' Makefile)
 suite_start=$(date +%s)
 kube_build_start=$(date +%s)
 bash e2e/kube-local/build.sh > target-kube-build.log 2>&1 &
@@ -26,6 +28,8 @@ kube_build=$!
 mvn -B -ntp -fae verify -Dit=true -Dsurefire.printSummary=true 2>&1 | tee target-test.log | grep --line-buffered -E \
   'Tests run:|FAIL|ERROR\]|BUILD|Reactor Summary|SUCCESS \[|csi-sanity|lifecycle'
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "time: maven verify $(( $(date +%s) - suite_start )) s"
+part_start=$(date +%s)
 # csi-sanity's counts and the LocalStack lane's lines (what it ran against; EFS stays on moto), from the tests' output.
 grep -h -E '^(csi-sanity|LocalStack lane)' e2e/target/surefire-reports/*-output.txt 2>/dev/null | sort -u || true
 # The distribution as the image ships it (launcher script, AOT training, the node process from the script).
@@ -35,6 +39,7 @@ else
   dist_line="the distribution could not be assembled"
 fi
 echo "dist: $dist_line"
+echo "time: dist $(( $(date +%s) - part_start )) s"; part_start=$(date +%s)
 if [[ "$dist_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
   [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
 else
@@ -60,6 +65,7 @@ else
   echo "images: the local driver image could not be built (see target-images.log)"; status=1
   unreported=$((unreported + 1))
 fi
+echo "time: images $(( $(date +%s) - part_start )) s"; part_start=$(date +%s)
 helm_line=$(bash helm/tests/run.sh 2>&1 | tee target-helm.log | tail -n 1)
 echo "helm: $helm_line"
 if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
@@ -67,6 +73,7 @@ if [[ "$helm_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 else
   echo "helm tests did not report a result (see target-helm.log)"; status=1
 fi
+echo "time: helm $(( $(date +%s) - part_start )) s"; part_start=$(date +%s)
 # The cluster suite: its classes ran above with no cluster (skipped); their reports are replaced by the real run.
 if wait "$kube_build"; then
   echo "kube-local build: $(tail -n 1 target-kube-build.log) (finished $(( $(date +%s) - kube_build_start )) s after the start)"
@@ -76,6 +83,25 @@ else
   cluster_line="cluster: 0 passed, 1 failed, 0 skipped"
 fi
 echo "$cluster_line"
+echo "time: cluster (host processes, incl. any wait for the kube build) $(( $(date +%s) - part_start )) s"
+part_start=$(date +%s)
+# Pods mode: the charts installed as pods from the local images (make test-chart-pods): install, the cluster cases
+# that exercise the pods, upgrade/rollback/uninstall, metrics. Its own reports directory (counted below).
+if [ -s .tools/images/aws-csi-driver.tar ] && [[ "$cluster_line" =~ ^cluster: ]]; then
+  pods_line=$(MVN_OFFLINE=-o KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS="$CHART_PODS_TESTS" \
+    CLUSTER_REPORTS=e2e/target/surefire-reports-pods CLUSTER_LOG=target-cluster-pods.log \
+    bash hack/test-cluster.sh 2>&1 | tee target-cluster-pods-run.log | tail -n 1)
+else
+  pods_line="cluster: 0 passed, 1 failed, 0 skipped"
+fi
+echo "pods mode: $pods_line"
+echo "time: cluster (pods) $(( $(date +%s) - part_start )) s"
+if [[ "$pods_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+  [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
+  [ "${BASH_REMATCH[1]}" -gt 0 ] || unreported=$((unreported + BASH_REMATCH[2]))
+else
+  echo "pods-mode cluster tests did not report a result (see target-cluster-pods-run.log)"; status=1
+fi
 if [[ "$cluster_line" =~ ^cluster:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
   [ "${BASH_REMATCH[2]}" -eq 0 ] || status=1
   # The cluster never came up: its failure is not in any report.
@@ -89,7 +115,7 @@ while read -r t f e s; do
   passed=$((passed + t - f - e - s)); failed=$((failed + f + e)); skipped=$((skipped + s))
 done < <(python3 - <<'PY'
 import glob, xml.etree.ElementTree as ET
-for p in glob.glob('*/target/surefire-reports/TEST-*.xml'):
+for p in glob.glob('*/target/surefire-reports/TEST-*.xml') + glob.glob('*/target/surefire-reports-pods/TEST-*.xml'):
     r = ET.parse(p).getroot()
     print(r.get('tests'), r.get('failures'), r.get('errors'), r.get('skipped'))
 PY

@@ -4,6 +4,8 @@
 # the real CSI sidecars, the driver under test on emulated AWS), runs the cluster suite (io.awscsi.e2e.cluster.*Test)
 # against it, prints every case's timed steps, and takes the cluster down (also when the suite fails, unless
 # KEEP_CLUSTER=1). Needs the driver's distribution (dist/aws-csi-driver: `make build`).
+# Pods mode (`make test-chart-pods`): KUBE_LOCAL_DRIVER=chart installs the charts as pods from the local images
+# (make image); CLUSTER_TESTS picks the cases, CLUSTER_REPORTS and CLUSTER_LOG keep that run's reports and log apart.
 # Ends with one line "cluster: N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,8 +13,9 @@ cd "$root"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$JAVA_HOME/bin:$root/.tools/bin:$PATH"
 harness=e2e/kube-local/cluster.sh
-reports=e2e/target/surefire-reports
-log=target-cluster.log
+reports="${CLUSTER_REPORTS:-e2e/target/surefire-reports}"
+log="${CLUSTER_LOG:-target-cluster.log}"
+tests="${CLUSTER_TESTS:-io.awscsi.e2e.cluster.*Test}"
 t0=$(date +%s)
 : > "$log"
 down() {
@@ -35,10 +38,23 @@ set -a
 set +a
 rm -f "$reports"/TEST-io.awscsi.e2e.cluster.*.xml "$reports"/io.awscsi.e2e.cluster.*-output.txt
 t=$(date +%s)
-mvn -B -ntp ${MVN_OFFLINE:--o} -pl e2e -am test -Dtest='io.awscsi.e2e.cluster.*Test' \
+# Surefire writes to e2e/target/surefire-reports only: another run's reports there are set aside meanwhile, and this
+# run's are moved to $reports after it.
+mkdir -p "$reports"
+stash=""
+if [ "$reports" != e2e/target/surefire-reports ]; then
+  stash=$(mktemp -d)
+  mv e2e/target/surefire-reports/*io.awscsi.e2e.cluster.* "$stash"/ 2>/dev/null || true
+fi
+mvn -B -ntp ${MVN_OFFLINE:--o} -pl e2e -am test -Dtest="$tests" \
   -Dsurefire.failIfNoSpecifiedTests=false -Dsurefire.printSummary=true 2>&1 | tee -a "$log" \
   | grep --line-buffered -E 'Tests run:.*cluster|FAIL|BUILD' || true
 echo "cluster suite: $(( $(date +%s) - t )) s"
+if [ -n "$stash" ]; then
+  mv e2e/target/surefire-reports/*io.awscsi.e2e.cluster.* "$reports"/ 2>/dev/null || true
+  mv "$stash"/* e2e/target/surefire-reports/ 2>/dev/null || true
+  rmdir "$stash"
+fi
 # Every case's steps with their times, and any failure's dump of the cluster's state.
 for f in "$reports"/io.awscsi.e2e.cluster.*-output.txt; do
   [ -e "$f" ] && awk '/^===== cluster state/ { dump = 1 } dump || /^\[/ { print } /^===== end of the cluster state/ { dump = 0 }' "$f"

@@ -16,7 +16,8 @@ set -euo pipefail
 export PATH="$KL_ROOT/.tools/bin:$PATH:/usr/local/go/bin"
 . "$KL_HERE/pki.sh"
 . "$KL_HERE/node.sh"
-KL_DRIVER="${KUBE_LOCAL_DRIVER:-host}"
+# The way the running cluster was brought up wins (cluster.sh down of a pods-mode cluster uninstalls its releases).
+KL_DRIVER="${KUBE_LOCAL_DRIVER:-$(cat "$R/driver-mode" 2>/dev/null || echo host)}"
 DIST="${KUBE_LOCAL_DIST:-$KL_ROOT/dist/aws-csi-driver}"
 AWS_PROFILE_NAME="${KUBE_LOCAL_AWS_PROFILE:-fast}"
 . "$KL_HERE/driver-$KL_DRIVER.sh"
@@ -101,6 +102,7 @@ up() {
   ensure_helm
   bash "$KL_HERE/build.sh"
   mkdir -p "$KL_STATE" "$L" "$R"
+  echo "$KL_DRIVER" > "$R/driver-mode"
   say "state in $KL_STATE; logs in $L"
   # The driver under test, copied: a rebuild of dist/ while the cluster runs does not change it.
   cp -a "$DIST" "$KL_STATE/driver"
@@ -113,6 +115,8 @@ up() {
   say "control plane up ($(since "$t") s)"
   t=$(now)
   start_network_guard
+  # The pod network the driver's pods need (driver-chart.sh), before the first pod.
+  if declare -F driver_network >/dev/null; then driver_network || return 1; fi
   write_node_config
   start_containerd && start_kubelet || return 1
   say "node up ($(since "$t") s)"
@@ -154,7 +158,7 @@ down() {
 leftovers() {
   local mounts loops procs
   mounts=$(awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | wc -l)
-  loops=$(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$KL_STATE/" || true)
+  loops=$(our_loop_devices | wc -l)
   procs=$( (ls "$R"/*.pid 2>/dev/null || true) | wc -l)
   say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
 }

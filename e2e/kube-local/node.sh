@@ -184,7 +184,7 @@ EOF
   "name": "kube-local",
   "plugins": [
     {"type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false, "hairpinMode": false,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "dataDir": "$KL_STATE/cni/ipam"}}
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "dataDir": "$KL_STATE/cni/ipam"${CNI_IPAM_ROUTES:-}}}
   ]
 }
 EOF
@@ -278,12 +278,27 @@ start_kubelet() {
   waitfor 180 "node $NODE_NAME Ready" node_ready || { tail_log kubelet 50; return 1; }
 }
 
+# The loop devices over files of this cluster: by backing path, or (a device attached in a pod through a bind mount,
+# whose path the kernel gives below that mount) by the backing file's device and inode.
+our_loop_devices() {
+  local ours="" f dev file ino majmin
+  while IFS= read -r f; do ours+=" $(stat -c '%i:%Hd:%Ld' "$f")"; done \
+    < <(find "$KL_STATE" -xdev -type f -name '*.img' 2>/dev/null)
+  while read -r dev ino majmin file; do
+    case "$file" in "$KL_STATE"/*) echo "$dev"; continue ;; esac
+    [[ " $ours " == *" $ino:$majmin "* ]] && echo "$dev"
+  done < <(losetup -l -n -O NAME,BACK-INO,BACK-MAJ:MIN,BACK-FILE 2>/dev/null)
+  return 0
+}
+
 # --- teardown ----------------------------------------------------------------------------------------------------
 # Pods first, while the kubelet and the driver still run, so that volumes are unpublished, unstaged and detached.
 drain_workloads() {
   alive kubelet && alive kube-apiserver || return 0
   local start; start=$(now)
-  timeout 150 "$B/kubectl" delete pods --all -A --wait=true --timeout=120s >/dev/null 2>&1 || true
+  # The workloads' pods first: in pods mode the driver's own pods in kube-system must outlive them (unstage, detach).
+  timeout 150 "$B/kubectl" delete pods -A --field-selector metadata.namespace!=kube-system --wait=true --timeout=120s \
+    >/dev/null 2>&1 || true
   timeout 100 "$B/kubectl" delete volumeattachments --all --wait=true --timeout=90s >/dev/null 2>&1 || true
   say "  pods and volume attachments deleted ($(since "$start") s)"
 }
@@ -317,10 +332,8 @@ clean_host() {
       umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
     done
   done
-  local dev file
-  while read -r dev file; do
-    case "$file" in "$KL_STATE"/*) losetup -d "$dev" 2>/dev/null ;; esac
-  done < <(losetup -l -n -O NAME,BACK-FILE 2>/dev/null)
+  local dev
+  for dev in $(our_loop_devices); do losetup -d "$dev" 2>/dev/null; done
   local ns
   for ns in $(ls /var/run/netns 2>/dev/null | grep '^cni-'); do
     grep -qx "$ns" "$R/netns.before" 2>/dev/null || ip netns delete "$ns" 2>/dev/null

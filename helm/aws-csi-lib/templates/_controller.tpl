@@ -18,6 +18,8 @@ Selector and pod labels are upstream's (app: <d>-csi-controller, app.kubernetes.
 {{- $healthPort := $ctl.healthPort | default (ternary 9808 9909 (eq $d "ebs")) -}}
 {{- $metricsPort := $ctl.metricsPort | default 3301 -}}
 {{- $containerSecurity := $ctl.containerSecurityContext | default dict -}}
+{{- /* sidecars.livenessProbe.enabled false: no livenessprobe container; the plugin's own /livez is the liveness probe */ -}}
+{{- $livenessSidecar := ne (toString (dig "livenessProbe" "enabled" true $s)) "false" -}}
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -206,7 +208,8 @@ spec:
           # process serves, so a controller cut off from AWS is not restarted in a loop. Readiness: the plugin's own
           # /readyz, not ready while AWS does not answer the driver's calls. Neither makes an AWS call.
           livenessProbe:
-            {{- include "awscsi.probe" (dict "override" $ctl.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" "healthz") "initialDelaySeconds" 10 "timeoutSeconds" 60 "periodSeconds" 10 "failureThreshold" 10)) | nindent 12 }}
+            {{- $livenessPath := ternary (dict "path" "/healthz" "port" "healthz") (dict "path" "/livez" "port" $readyPort) $livenessSidecar }}
+            {{- include "awscsi.probe" (dict "override" $ctl.livenessProbe "default" (dict "httpGet" $livenessPath "initialDelaySeconds" 10 "timeoutSeconds" 60 "periodSeconds" 10 "failureThreshold" 10)) | nindent 12 }}
           readinessProbe:
             {{- include "awscsi.probe" (dict "override" $ctl.readinessProbe "default" (dict "httpGet" (dict "path" "/readyz" "port" $readyPort) "initialDelaySeconds" 10 "timeoutSeconds" 10 "periodSeconds" 10 "failureThreshold" 5)) | nindent 12 }}
           {{- with $ctl.startupProbe }}
@@ -399,7 +402,9 @@ spec:
         {{- end }}
         {{- /* livenessprobe: /healthz for the plugin's probes and, on the same port, /metrics (--http-endpoint) */}}
         {{- $l := $s.livenessProbe | default dict }}
+        {{- if $livenessSidecar }}
         {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" $socketDir "port" $healthPort "resources" ($l.resources | default $ctl.resources) "securityContext" ($l.securityContext | default $containerSecurity)) | nindent 8 }}
+        {{- end }}
       volumes:
         - name: socket-dir
           {{- if $ctl.socketDirVolume }}

@@ -69,7 +69,7 @@ class NetworkIsolationTest {
           .lastIndexOf('.') + 1));
       assertThat(cluster.client.pods().inNamespace(cluster.namespace).withName("probe").getLog())
           .contains("hello-from-the-pod");
-      // No default route in a pod: a packet to the service range cannot even leave its network namespace.
+      // No default route in a pod: a packet off the pod and service ranges cannot even leave its network namespace.
       assertThat(cluster.exec("probe", "ip route | grep -c default || true")).isEqualTo("0");
       return ip;
     });
@@ -84,12 +84,38 @@ class NetworkIsolationTest {
         }
       }).isInstanceOf(IOException.class);
     });
-    steps.step("host processes of hostNetwork pods reach the API server on 127.0.0.1", () -> {
-      assumeTrue(local.hostProcesses(), "driver runs as pods");
-      String environ = environOf(Path.of(local.get("KUBE_LOCAL_HOSTPOD_RUN"), "efs-csi-node-"
-          + local.get("KUBE_LOCAL_NODE"), "efs-plugin.pid"));
-      assertThat(environ).contains("KUBERNETES_SERVICE_HOST=127.0.0.1");
-    });
+    if (local.hostProcesses()) {
+      steps.step("host processes of hostNetwork pods reach the API server on 127.0.0.1", () -> {
+        String environ = environOf(Path.of(local.get("KUBE_LOCAL_HOSTPOD_RUN"), "efs-csi-node-"
+            + local.get("KUBE_LOCAL_NODE"), "efs-plugin.pid"));
+        assertThat(environ).contains("KUBERNETES_SERVICE_HOST=127.0.0.1");
+      });
+    } else {
+      // The chart's pods: node pods on the host network reach the API server on 127.0.0.1; controller pods stay on
+      // the bridge (their Service address is DNATed there, see e2e/kube-local/driver-chart.sh).
+      steps.step("node pods: hostNetwork, API server on 127.0.0.1; controller pods on the bridge", () -> {
+        String prefix = local.get("KUBE_LOCAL_POD_CIDR").substring(0, local.get("KUBE_LOCAL_POD_CIDR")
+            .lastIndexOf('.') + 1);
+        int nodes = 0;
+        int controllers = 0;
+        for (var p : cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).list().getItems()) {
+          String app = p.getMetadata().getLabels().getOrDefault("app", "");
+          if (app.endsWith("-csi-node")) {
+            nodes++;
+            assertThat(p.getSpec().getHostNetwork()).as("hostNetwork of %s", p.getMetadata().getName()).isTrue();
+            assertThat(p.getSpec().getContainers().getFirst().getEnv())
+                .anyMatch(e -> "KUBERNETES_SERVICE_HOST".equals(e.getName()) && "127.0.0.1".equals(e.getValue()));
+          } else if (app.endsWith("-csi-controller")) {
+            controllers++;
+            assertThat(p.getSpec().getHostNetwork()).as("hostNetwork of %s", p.getMetadata().getName())
+                .isNotEqualTo(Boolean.TRUE);
+            assertThat(p.getStatus().getPodIP()).as("IP of %s", p.getMetadata().getName()).startsWith(prefix);
+          }
+        }
+        assertThat(nodes).isEqualTo(2);
+        assertThat(controllers).isEqualTo(4);
+      });
+    }
     Map<String, Long> after = steps.step("no packet to the pod or service range outside the bridge",
         local::packetCounters);
     assertThat(after).isEqualTo(before).containsEntry("inbound", 0L).containsEntry("outbound", 0L);
