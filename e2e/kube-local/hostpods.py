@@ -130,24 +130,29 @@ class Translator:
                     value = pattern.sub(lambda m: by_path[m.group(1)], value)
                 return value.replace("0.0.0.0:", "127.0.0.1:")
 
-            env = {}
+            # plain: the env as the container sees it, for $(VAR) expansion; env: the host process's, remapped.
+            # Each value is remapped once, after expansion: a remapped path expanded into another value and
+            # remapped again would be mapped twice wherever it starts like a mount path (a checkout below /tmp and
+            # the chart's /tmp emptyDir).
+            env, plain = {}, {}
             for e in c.get("env", []):
                 source = e.get("valueFrom", {})
                 if "value" in e:
-                    env[e["name"]] = remap(expand(str(e["value"]), env))
+                    plain[e["name"]] = expand(str(e["value"]), plain)
+                    env[e["name"]] = remap(plain[e["name"]])
                 elif source.get("fieldRef", {}).get("fieldPath") == "spec.nodeName":
-                    env[e["name"]] = self.a.node_name
+                    env[e["name"]] = plain[e["name"]] = self.a.node_name
                 elif "configMapKeyRef" in source:
                     ref = source["configMapKeyRef"]
                     value = self.config_maps.get(ref["name"], {}).get(ref["key"])
                     if value is not None:
-                        env[e["name"]] = value
+                        env[e["name"]] = plain[e["name"]] = value
                     elif not ref.get("optional"):
                         raise SystemExit(f"{name}/{c['name']}: env {e['name']} needs ConfigMap {ref['name']}"
                                          f" key {ref['key']}, which the chart does not render")
                 else:
                     raise SystemExit(f"{name}/{c['name']}: env {e['name']} has a source this harness cannot give")
-            args = [remap(expand(str(x), env)) for x in c.get("args", [])]
+            args = [remap(expand(str(x), plain)) for x in c.get("args", [])]
             proc_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             if c["name"].endswith("-plugin"):
                 driver = flag_value(args, "--driver")
