@@ -80,6 +80,8 @@ write_runtime_values() {
   aws=$(aws_value AWS_ENDPOINT_URL); imds=$(aws_value AWS_EC2_METADATA_SERVICE_ENDPOINT)
   region=$(aws_value AWS_REGION); fs=$(aws_value AWS_LOCAL_FILE_SYSTEM_ID)
   loop="$KL_STATE/ebs-loop"; efs="$KL_STATE/efs-local"; repo="${DRIVER_IMAGE_REF%:*}"
+  local standin="$KL_ROOT/hack/efs-utils-standin" static="$KL_STATE/efs-utils-static"
+  mkdir -p "$static" && echo "stand-in CA bundle of the local image (it has no amazon-efs-utils)" > "$static/efs-utils.crt"
   local pod_aws="http://$POD_GATEWAY:$(port_of "$aws")" pod_imds="http://$POD_GATEWAY:$(port_of "$imds")"
   # Controller pods: emulated AWS through the bridge's address; a non-loopback endpoint gets no dummy keys from
   # the driver, so the emulator's test keys are given.
@@ -136,14 +138,27 @@ controller:
   volumeMounts:
     - {name: efs-local, mountPath: "$efs"}
     - {name: efs-controller-mounts, mountPath: /var/lib/csi/pv}
+# The node as production runs it, the efs-utils backend (mount -t efs) with its watchdog supervised, where efs-utils'
+# executables are stand-ins (no NFS client in this kernel; the local image has no amazon-efs-utils), put where the
+# package puts them: hack/efs-utils-standin's mount.efs starts a TLS proxy per mount and bind-mounts the local
+# directory the controller's local backend uses; the package's static files, a stand-in CA.
 node:
   kubeletPath: "$KUBELET_DIR"
-  additionalArgs: [--efs-mount-backend=local, "--efs-local-root=$efs", "--http-endpoint=$NODE_IP:3312"]
+  additionalArgs: ["--http-endpoint=$NODE_IP:3312"]
   env:$node_env
+    - {name: EFS_UTILS_STANDIN_ROOT, value: "$efs"}
   volumes:
     - {name: efs-local, hostPath: {path: "$efs", type: Directory}}
+    - {name: standin-mount-efs, hostPath: {path: "$standin/mount.efs", type: File}}
+    - {name: standin-watchdog, hostPath: {path: "$standin/amazon-efs-mount-watchdog", type: File}}
+    - {name: standin-efs-proxy, hostPath: {path: "$standin/efs-proxy", type: File}}
+    - {name: standin-static-files, hostPath: {path: "$static", type: Directory}}
   volumeMounts:
     - {name: efs-local, mountPath: "$efs"}
+    - {name: standin-mount-efs, mountPath: /sbin/mount.efs, readOnly: true}
+    - {name: standin-watchdog, mountPath: /usr/bin/amazon-efs-mount-watchdog, readOnly: true}
+    - {name: standin-efs-proxy, mountPath: /usr/bin/efs-proxy, readOnly: true}
+    - {name: standin-static-files, mountPath: /etc/amazon/efs-static-files, readOnly: true}
 storageClasses:
   - name: efs-sc
     reclaimPolicy: Delete
@@ -237,4 +252,6 @@ driver_env() {
   echo "KUBE_LOCAL_DRIVER_IMAGE=$DRIVER_IMAGE_REF"
   echo "KUBE_LOCAL_IMAGES=$IMAGES"
   echo "KUBE_LOCAL_CONTAINERD=$R/containerd.sock"
+  # The EFS node's efs-utils state on the host (the chart's hostPath), where the stand-ins keep their mounts' state.
+  echo "KUBE_LOCAL_EFS_STATE_DIR=/var/run/efs"
 }

@@ -21,11 +21,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The charts installed for real as pods on the local cluster (pods mode, {@code KUBE_LOCAL_DRIVER=chart}): every
@@ -34,21 +31,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the kubelet; and after a lifecycle the controller and node pods' Prometheus endpoints serve every metric name the
  * README lists, with sane values. Skipped on host processes and on EKS (the chart install there is the suite's own).
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class ChartPodsTest {
-
-  private ClusterFixture cluster;
+class ChartPodsTest extends ClusterCase {
 
   @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
+  void podsModeOnly() {
     assumeTrue(ChartRelease.podsMode(cluster), "the local cluster runs the driver from the charts (make test-chart-pods)");
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
   }
 
   @Test

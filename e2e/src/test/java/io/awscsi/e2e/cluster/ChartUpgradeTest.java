@@ -15,11 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.ec2.model.Filter;
 
 /**
@@ -28,27 +25,18 @@ import software.amazon.awssdk.services.ec2.model.Filter;
  * replicas), {@code helm rollback}, and {@code helm uninstall}, which removes every object of the release and leaves
  * a Retain volume's PV, its EC2 volume and its data, read back after the chart is installed again.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class ChartUpgradeTest {
+class ChartUpgradeTest extends ClusterCase {
 
   private static final String WRITER = "i=0; while true; do echo $i >> " + ClusterFixture.MOUNT
       + "/log; sync; i=$((i+1)); sleep 1; done";
   private static final String RETAIN_CLASS = "gp3-retain";
 
-  private ClusterFixture cluster;
   private ChartRelease release;
 
   @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
+  void podsModeRelease() {
     assumeTrue(ChartRelease.podsMode(cluster), "the local cluster runs the driver from the charts (make test-chart-pods)");
     release = ChartRelease.ebs(cluster.localCluster());
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
   }
 
   @Test

@@ -9,11 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 15 item 4 live: a release made from the upstream-shaped render of aws-ebs-csi-driver (helm/tests/upstream/
@@ -22,23 +19,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * field changes) and every pod of this chart is Ready, registered with the kubelet. The release is this chart's
  * again afterwards, so the suite goes on with it.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class ChartUpstreamUpgradeTest {
+class ChartUpstreamUpgradeTest extends ClusterCase {
 
-  private ClusterFixture cluster;
   private ChartRelease release;
 
   @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
+  void podsModeRelease() {
     assumeTrue(ChartRelease.podsMode(cluster), "the local cluster runs the driver from the charts (make test-chart-pods)");
     release = ChartRelease.ebs(cluster.localCluster());
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
   }
 
   @Test

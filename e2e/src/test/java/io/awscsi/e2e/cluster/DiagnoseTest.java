@@ -20,10 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code aws-csi-driver diagnose} against the real cluster, one fault per case (issue 18 item 5): CreateVolume refused
@@ -34,34 +31,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (e2e/kube-local); the others run on any cluster. The node plugin is taken off its node by the
  * {@link DriverDeployment} the suite runs.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class DiagnoseTest {
+class DiagnoseTest extends ClusterCase {
 
   /** How long a fault may take to show (the attacher's retries, the kubelet's mount backoff, the resizer's). */
   private static final Duration SHOWS_WITHIN = Duration.ofMinutes(6);
 
   private static final String NEEDS_REALISM = "needs the realism layer in front of emulated EC2 (local cluster)";
 
-  private ClusterFixture cluster;
   private final List<Runnable> undo = new ArrayList<>();
 
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
+  /** Before the fixture closes: what the case broke, put back. */
   @AfterEach
-  void close() {
-    try {
-      for (Runnable u : undo.reversed()) {
-        u.run();
-      }
-      if (cluster.local()) {
-        cluster.localCluster().clearFaults();
-      }
-    } finally {
-      cluster.close();
+  void undo() {
+    for (Runnable u : undo.reversed()) {
+      u.run();
+    }
+    if (cluster.local()) {
+      cluster.localCluster().clearFaults();
     }
   }
 

@@ -23,9 +23,20 @@ sealed interface DriverDeployment {
 
   /** The EBS node plugin's DaemonSet, and on host processes the prefix of its hostpods ({@code <name>-<node>}). */
   String NODE_PLUGIN = "ebs-csi-node";
+  /** The EFS node plugin's DaemonSet (hostpod prefix likewise). */
+  String EFS_NODE_PLUGIN = "efs-csi-node";
 
   /** Restarts the EBS node plugin on {@code node} and returns once the new one serves. */
-  void restartNodePlugin(String node);
+  default void restartNodePlugin(String node) {
+    restartNodePlugin(NODE_PLUGIN, node);
+  }
+
+  /**
+   * Restarts the node plugin of DaemonSet {@code plugin} ({@link #NODE_PLUGIN}, {@link #EFS_NODE_PLUGIN}) on
+   * {@code node}: its pod deleted and replaced (on host processes: its plugin process stopped and started again);
+   * returns once the new one serves.
+   */
+  void restartNodePlugin(String plugin, String node);
 
   /**
    * Takes the EBS node plugin off {@code node} and returns once it is gone: on the chart's pods its DaemonSet is kept
@@ -50,12 +61,17 @@ sealed interface DriverDeployment {
   record ChartPods(KubernetesClient client, String namespace) implements DriverDeployment {
 
     @Override
-    public void restartNodePlugin(String node) {
-      Pod plugin = nodePlugin(node);
+    public void restartNodePlugin(String daemonSet, String node) {
+      Pod plugin = nodePlugin(daemonSet, node);
       String oldUid = plugin.getMetadata().getUid();
       client.pods().inNamespace(namespace).resource(plugin).delete();
-      Eventually.await("a new " + NODE_PLUGIN + " pod ready on " + node, ClusterFixture.POD_READY, () -> {
-        Pod now = nodePlugin(node);
+      Eventually.await("a new " + daemonSet + " pod ready on " + node, ClusterFixture.POD_READY, () -> {
+        Pod now;
+        try {
+          now = nodePlugin(daemonSet, node);
+        } catch (AssertionError notYet) {
+          return false;
+        }
         return !now.getMetadata().getUid().equals(oldUid) && Readiness.isPodReady(now);
       });
     }
@@ -90,18 +106,19 @@ sealed interface DriverDeployment {
       }
       Eventually.await("a " + NODE_PLUGIN + " pod ready on " + node, ClusterFixture.POD_READY, () -> {
         try {
-          return Readiness.isPodReady(nodePlugin(node));
+          return Readiness.isPodReady(nodePlugin(NODE_PLUGIN, node));
         } catch (AssertionError none) {
           return false;
         }
       });
     }
 
-    private Pod nodePlugin(String node) {
-      return client.pods().inNamespace(namespace).withLabel("app", NODE_PLUGIN)
+    /** The running pod of DaemonSet {@code daemonSet} on {@code node} (its pods carry {@code app: <daemonSet>}). */
+    Pod nodePlugin(String daemonSet, String node) {
+      return client.pods().inNamespace(namespace).withLabel("app", daemonSet)
           .withField("spec.nodeName", node).list().getItems().stream()
           .filter(p -> p.getMetadata().getDeletionTimestamp() == null).findFirst()
-          .orElseThrow(() -> new AssertionError("no " + NODE_PLUGIN + " pod on node " + node));
+          .orElseThrow(() -> new AssertionError("no " + daemonSet + " pod on node " + node));
     }
 
     @Override
@@ -117,9 +134,10 @@ sealed interface DriverDeployment {
     @Override
     public Map<String, String> logs(int lines) {
       Map<String, String> logs = new LinkedHashMap<>();
-      // Both drivers' pods: the chart's app.kubernetes.io/name is upstream's, one per driver.
-      for (Pod p : client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", ClusterFixture.RELEASE)
-          .list().getItems()) {
+      // Both drivers' pods, whatever the releases are called (one combined release, or upstream's two) and whatever
+      // nameOverride says: their app labels are upstream's.
+      for (Pod p : client.pods().inNamespace(namespace).withLabelIn("app", "ebs-csi-controller", NODE_PLUGIN,
+          "efs-csi-controller", EFS_NODE_PLUGIN).list().getItems()) {
         for (var c : p.getSpec().getContainers()) {
           try {
             logs.put(p.getMetadata().getName() + "/" + c.getName(), client.pods().inNamespace(namespace)
@@ -157,16 +175,18 @@ sealed interface DriverDeployment {
     }
 
     @Override
-    public void restartNodePlugin(String node) {
-      String pod = NODE_PLUGIN + "-" + node;
-      Path pidFile = containerPid(pod, "ebs-plugin");
+    public void restartNodePlugin(String daemonSet, String node) {
+      String pod = daemonSet + "-" + node;
+      // The plugin container: ebs-plugin of ebs-csi-node, efs-plugin of efs-csi-node.
+      String container = daemonSet.substring(0, daemonSet.indexOf('-')) + "-plugin";
+      Path pidFile = containerPid(pod, container);
       long old = readPid(pidFile);
       if (old <= 0) {
-        throw new AssertionError("no ebs-plugin process of " + pod + " (" + pidFile + ")");
+        throw new AssertionError("no " + container + " process of " + pod + " (" + pidFile + ")");
       }
       // SIGTERM, as the kubelet stops a container; hostpod starts it again.
       ProcessHandle.of(old).ifPresent(ProcessHandle::destroy);
-      Eventually.await("ebs-plugin of " + pod + " restarted (new pid)", Duration.ofMinutes(2), () -> {
+      Eventually.await(container + " of " + pod + " restarted (new pid)", Duration.ofMinutes(2), () -> {
         long now = readPid(pidFile);
         return now > 0 && now != old && ProcessHandle.of(now).map(ProcessHandle::isAlive).orElse(false);
       });

@@ -16,32 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * gp3 volumes through the whole Kubernetes path: WaitForFirstConsumer provisioning in the node's zone, attach by the
  * attach-detach controller and csi-attacher, the kubelet's stage and publish, data that outlives its pod; online
  * expansion through csi-resizer and the kubelet's NodeExpandVolume.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class EbsVolumeTest {
-
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
-  }
+class EbsVolumeTest extends ClusterCase {
 
   @Test
   void waitForFirstConsumerVolumeIsMadeInTheNodesZoneAndOutlivesItsPod() {

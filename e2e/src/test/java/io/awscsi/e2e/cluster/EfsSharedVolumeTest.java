@@ -10,37 +10,22 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * EFS volumes shared ReadWriteMany: an access-point volume (the chart's efs-sc class) written and read by two pods
  * (on two nodes where the cluster has two), a directory volume (provisioningMode efs-dir), and a static PV naming the
  * file system.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class EfsSharedVolumeTest {
+class EfsSharedVolumeTest extends ClusterCase {
 
-  private ClusterFixture cluster;
   private String fileSystemId;
 
-  @BeforeEach
-  void open() {
+  @Override
+  void assumptions() {
     fileSystemId = ClusterFixture.target().fileSystemId().orElse(null);
     assumeTrue(fileSystemId != null, "E2E_EFS_FILESYSTEM_ID is not set: the EFS cases need a file system with mount"
         + " targets in the nodes' subnets (the chart's efs-sc class uses it)");
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test

@@ -7,33 +7,20 @@ import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What a user sees when something fails: a bad StorageClass parameter gives a ProvisioningFailed event on the claim
  * with the driver's message naming the parameter; an attach that EC2 refuses shows the driver's message in the
  * VolumeAttachment's attachError, and the attach succeeds once EC2 accepts it again.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class FailureVisibilityTest {
-
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
+class FailureVisibilityTest extends ClusterCase {
 
   @AfterEach
-  void close() {
+  void clearFaults() {
     if (cluster.local()) {
       cluster.localCluster().clearFaults();
     }
-    cluster.close();
   }
 
   @Test

@@ -7,35 +7,17 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Two EBS controller replicas elect their leaders through coordination.k8s.io Leases (one per sidecar). Killing the
  * replica that leads hands every Lease to the other replica (holder changes, leaseTransitions grows), and a PVC
  * created during the failover still binds. The takeover time is printed.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class LeaderElectionTest {
+class LeaderElectionTest extends ClusterCase {
 
   static final List<String> EBS_LEASES = List.of("ebs-csi-aws-com", "external-attacher-leader-ebs-csi-aws-com",
       "external-resizer-ebs-csi-aws-com", "external-snapshotter-leader-ebs-csi-aws-com");
-
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
-  }
 
   @Test
   void otherReplicaTakesOverWhenTheLeaderDies() {

@@ -88,6 +88,15 @@ record LocalCluster(Path file, Map<String, String> values) {
     return Path.of(get("KUBE_LOCAL_STATE"));
   }
 
+  /**
+   * The EFS node's efs-utils state directory on the host where the node runs the efs-utils backend (pods mode, with
+   * the stand-ins of hack/efs-utils-standin); empty where it runs the local backend (host processes).
+   */
+  java.util.Optional<Path> efsUtilsStateDirectory() {
+    return java.util.Optional.ofNullable(values.get("KUBE_LOCAL_EFS_STATE_DIR")).filter(v -> !v.isBlank())
+        .map(Path::of);
+  }
+
   boolean hostProcesses() {
     return "host".equals(values.get("KUBE_LOCAL_DRIVER"));
   }

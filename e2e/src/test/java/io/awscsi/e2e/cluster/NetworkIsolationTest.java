@@ -12,11 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The local cluster keeps every packet on this machine: the node advertises an address of its own on the loopback
@@ -24,23 +20,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * stay on the machine), pods live on the bridge's range, the service range is a blackhole, host processes reach the
  * API server on 127.0.0.1, and the guard's counters show no packet to these ranges outside the bridge or loopback.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class NetworkIsolationTest {
+class NetworkIsolationTest extends ClusterCase {
 
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
+  @Override
+  void assumptions() {
     assumeTrue(ClusterFixture.target() instanceof ClusterTarget.Local, "checks the local cluster's host network");
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test

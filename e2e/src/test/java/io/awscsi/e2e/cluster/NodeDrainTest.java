@@ -10,35 +10,20 @@ import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Draining the node a pod runs on: the pod is evicted, its Deployment starts it on another node in the same zone, and
  * the EBS volume follows it (detach, attach, stage there) with its data.
  */
-@Tag("cluster")
-@ExtendWith(ClusterAvailable.class)
-class NodeDrainTest {
+class NodeDrainTest extends ClusterCase {
 
-  private ClusterFixture cluster;
   private String cordoned;
 
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
   @AfterEach
-  void close() {
-    try {
-      if (cordoned != null) {
-        setUnschedulable(cordoned, false);
-      }
-    } finally {
-      cluster.close();
+  void uncordon() {
+    if (cordoned != null) {
+      setUnschedulable(cordoned, false);
     }
   }
 

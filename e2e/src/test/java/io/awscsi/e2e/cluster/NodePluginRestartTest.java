@@ -4,35 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Restarting the EBS node plugin under a running pod that appends a line a second: the pod's mount is the kernel's,
  * not the plugin's, so the pod keeps writing through the restart with no gap and no container restart, and the
  * data is still there for the next pod (a plugin restart must never lose a volume's content).
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class NodePluginRestartTest {
+class NodePluginRestartTest extends ClusterCase {
 
   private static final String WRITER = "i=0; while true; do echo $i >> " + ClusterFixture.MOUNT
       + "/log; sync; i=$((i+1)); sleep 1; done";
-
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
-  }
 
   @Test
   void podKeepsWritingWhileTheNodePluginRestartsAndNoWriteIsLost() {

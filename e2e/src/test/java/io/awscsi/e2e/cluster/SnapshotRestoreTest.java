@@ -8,32 +8,14 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 
 /**
  * A VolumeSnapshot of an in-use gp3 volume (snapshot-controller and csi-snapshotter), a PVC restored from it with the
  * same data, then the delete chain: VolumeSnapshot, VolumeSnapshotContent, the EC2 snapshot.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class SnapshotRestoreTest {
-
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
-  }
+class SnapshotRestoreTest extends ClusterCase {
 
   @Test
   void restoredVolumeHoldsTheSnapshottedDataAndTheSnapshotIsDeletedWithIt() {

@@ -8,11 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Volume;
 
@@ -20,21 +16,7 @@ import software.amazon.awssdk.services.ec2.model.Volume;
  * A VolumeAttributesClass that raises a gp3 volume's iops and throughput: csi-resizer calls ControllerModifyVolume,
  * the volume in EC2 has the new figures, the claim reports the class as current, and the pod keeps running.
  */
-@Tag("cluster")
-@ExtendWith({ClusterAvailable.class, DumpOnFailure.class})
-class VolumeAttributesClassTest {
-
-  private ClusterFixture cluster;
-
-  @BeforeEach
-  void open() {
-    cluster = ClusterFixture.open();
-  }
-
-  @AfterEach
-  void close() {
-    cluster.close();
-  }
+class VolumeAttributesClassTest extends ClusterCase {
 
   @Test
   void volumeAttributesClassChangesIopsAndThroughput() {

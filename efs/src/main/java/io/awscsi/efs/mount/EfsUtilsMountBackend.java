@@ -62,7 +62,13 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
   @Override
   public MountMatch match(EfsMountRequest request, MountInfo mount) {
     if (!NFS_TYPES.contains(mount.fsType())) {
-      return new MountMatch.Different(mount.source() + " (" + mount.fsType() + "), not an NFS mount of EFS");
+      List<String> owners = stateOwners(mount, "[0-9]+");
+      if (owners.contains(request.fileSystemId())) {
+        return new MountMatch.Same();
+      }
+      return new MountMatch.Different(owners.isEmpty()
+          ? mount.source() + " (" + mount.fsType() + "), not an NFS mount of EFS"
+          : "the efs-utils mount of file system " + owners.getFirst());
     }
     int colon = mount.source().indexOf(':');
     if (colon < 0) {
@@ -92,20 +98,39 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
     if (port.isEmpty()) {
       return new MountMatch.Unknown(mount.source() + " without the TLS tunnel's port");
     }
-    String mountPoint = mount.mountPoint().toString().replace('/', '.').replaceFirst("^\\.+", "");
-    String suffix = "." + mountPoint + "." + port;
-    try (Stream<Path> files = Files.list(stateDirectory)) {
-      List<String> owners = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(suffix))
-          .map(n -> n.substring(0, n.length() - suffix.length())).toList();
-      if (owners.contains(request.fileSystemId())) {
-        return new MountMatch.Same();
-      }
-      return owners.isEmpty()
-          ? new MountMatch.Unknown("no efs-utils state for the TLS mount at " + mount.mountPoint() + " in "
-              + stateDirectory)
-          : new MountMatch.Different("the TLS mount of file system " + owners.getFirst());
+    List<String> owners;
+    try {
+      owners = stateFiles(mount, Pattern.quote(port));
     } catch (IOException e) {
       return new MountMatch.Unknown("efs-utils state " + stateDirectory + " is not readable: " + e.getMessage());
+    }
+    if (owners.contains(request.fileSystemId())) {
+      return new MountMatch.Same();
+    }
+    return owners.isEmpty()
+        ? new MountMatch.Unknown("no efs-utils state for the TLS mount at " + mount.mountPoint() + " in "
+            + stateDirectory)
+        : new MountMatch.Different("the TLS mount of file system " + owners.getFirst());
+  }
+
+  /**
+   * The file systems efs-utils' state files name for the mount point with a tunnel port matching {@code port}
+   * (files {@code <fs-id>.<mount point, / as .>.<port>}); none when the state is not readable.
+   */
+  private List<String> stateOwners(MountInfo mount, String port) {
+    try {
+      return stateFiles(mount, port);
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
+  private List<String> stateFiles(MountInfo mount, String port) throws IOException {
+    String mountPoint = mount.mountPoint().toString().replace('/', '.').replaceFirst("^\\.+", "");
+    Pattern name = Pattern.compile("(fs-[0-9a-f]+)\\." + Pattern.quote(mountPoint) + "\\." + port);
+    try (Stream<Path> files = Files.list(stateDirectory)) {
+      return files.map(f -> name.matcher(f.getFileName().toString())).filter(Matcher::matches)
+          .map(m -> m.group(1)).toList();
     }
   }
 
@@ -120,9 +145,13 @@ public final class EfsUtilsMountBackend implements EfsMountBackend {
     return "";
   }
 
+  /**
+   * NFS mounts, and a mount of another type that efs-utils' state names: the state file is efs-utils' own record of
+   * the mounts it made (its stand-in on a kernel without an NFS client bind-mounts; see hack/efs-utils-standin).
+   */
   @Override
   public boolean madeHere(MountInfo mount) {
-    return NFS_TYPES.contains(mount.fsType());
+    return NFS_TYPES.contains(mount.fsType()) || !stateOwners(mount, "[0-9]+").isEmpty();
   }
 
   @Override

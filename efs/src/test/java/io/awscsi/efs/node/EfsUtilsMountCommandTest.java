@@ -223,6 +223,8 @@ class EfsUtilsMountCommandTest {
         Arguments.of("another file system by name", "nfs4 fs-99999999.efs.us-east-1.amazonaws.com:/ rw", "",
             "fs-99999999"),
         Arguments.of("a tmpfs", "tmpfs tmpfs rw", "", "not an NFS mount"),
+        Arguments.of("a bind mount efs-utils' state gives another file system", "ext4 /dev/vda1 rw", "fs-99999999",
+            "efs-utils mount of file system fs-99999999"),
         Arguments.of("the host's root", "ext4 /dev/vda1 rw", "", "not an NFS mount"));
   }
 
@@ -254,6 +256,38 @@ class EfsUtilsMountCommandTest {
     publisher.publish(request("efs:fs-0123abcd:/data", Map.of(), List.of(), false, AccessMode.SINGLE_NODE_WRITER));
 
     assertThat(mountCommands()).isEmpty();
+  }
+
+  /** efs-utils' stand-in (no NFS client in the kernel) bind-mounts: its state file is what makes it the volume's. */
+  private void bindMountAtTarget() throws IOException {
+    Files.createDirectories(target);
+    Files.writeString(mountInfo, "90 27 254:0 /efs-local/fs-0123abcd " + target + " rw,relatime shared:40 - ext4 "
+        + "/dev/vda1 rw\n", java.nio.file.StandardOpenOption.APPEND);
+  }
+
+  @Test
+  void aMountOfAnotherTypeThatEfsUtilsStateNamesIsTheVolume() throws IOException {
+    bindMountAtTarget();
+    tunnelStateOf("fs-0123abcd");
+
+    publisher.publish(request("efs:fs-0123abcd", Map.of(), List.of(), false, AccessMode.SINGLE_NODE_WRITER));
+
+    assertThat(mountCommands()).isEmpty();
+  }
+
+  @Test
+  void unpublishUnmountsAMountOfAnotherTypeOnlyWhenEfsUtilsStateNamesIt() throws IOException {
+    bindMountAtTarget();
+    umountEmptiesTheTable();
+
+    assertThatThrownBy(() -> publisher.unpublish("efs:fs-0123abcd", target))
+        .hasMessageContaining("is not unmounted");
+    tunnelStateOf("fs-0123abcd");
+    publisher.unpublish("efs:fs-0123abcd", target);
+
+    assertThat(runner.commands().stream().filter(c -> c.tool() == HostTool.UMOUNT).map(Command::arguments))
+        .containsExactly(List.of(target.toString()));
+    assertThat(target).doesNotExist();
   }
 
   @Test
@@ -345,10 +379,8 @@ class EfsUtilsMountCommandTest {
     Files.writeString(mountInfo, "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n");
   }
 
-  @Test
-  void unpublishUnmountsAndRemovesTheTarget() throws IOException {
-    Files.createDirectories(target);
-    mountedInTable(target);
+  /** umount succeeds and leaves the host's root alone in the mount table. */
+  private void umountEmptiesTheTable() {
     runner.on(c -> c.tool() == HostTool.UMOUNT, c -> {
       try {
         unmountedInTable();
@@ -357,6 +389,13 @@ class EfsUtilsMountCommandTest {
       }
       return RecordingCommandRunner.Reply.ok("");
     });
+  }
+
+  @Test
+  void unpublishUnmountsAndRemovesTheTarget() throws IOException {
+    Files.createDirectories(target);
+    mountedInTable(target);
+    umountEmptiesTheTable();
 
     publisher.unpublish("efs:fs-0123abcd", target);
     publisher.unpublish("efs:fs-0123abcd", target);
