@@ -16,5 +16,6 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "fixture.container" -}}
 - name: ebs-plugin
   image: {{ .Values.fixtureImage }}
-  command: ["sleep", "infinity"]
+  # A placeholder that ends on SIGTERM (a plain sleep as PID 1 ignores it and holds the upgrade for the grace period).
+  command: ["sh", "-c", "trap 'exit 0' TERM; sleep 2147483647 & wait"]
 {{- end -}}

@@ -251,7 +251,7 @@ class DiagnoseTest extends ClusterCase {
         System.out.println("[diagnose " + kind + " " + ref + "]\n" + last.text());
         return last;
       }
-      sleep(Duration.ofSeconds(5));
+      sleep(Duration.ofSeconds(2));
     }
     throw new AssertionError("diagnose " + kind + " " + ref + " did not report the fault within " + SHOWS_WITHIN
         + "; last report:\n" + (last == null ? "(none)" : last.text()) + "\nevents of " + cluster.namespace + ":\n"

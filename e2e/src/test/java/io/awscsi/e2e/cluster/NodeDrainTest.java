@@ -8,7 +8,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.readiness.Readiness;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +31,11 @@ class NodeDrainTest extends ClusterCase {
 
   @Test
   void drainedPodMovesWithItsVolumeAndData() {
+    // Before anything is made: a cluster without two schedulable nodes in one zone cannot show the move.
+    Map<String, Long> nodesPerZone = cluster.schedulableNodes().stream()
+        .collect(Collectors.groupingBy(n -> String.valueOf(ClusterFixture.zoneOf(n)), Collectors.counting()));
+    assumeTrue(nodesPerZone.values().stream().anyMatch(n -> n >= 2), "needs two schedulable nodes in one zone (an EBS"
+        + " volume cannot leave its zone); nodes per zone: " + nodesPerZone);
     cluster.createPvc("data", ClusterFixture.GP3, "1Gi", "ReadWriteOnce");
     cluster.client.apps().deployments().inNamespace(cluster.namespace).resource(new DeploymentBuilder()
         .withNewMetadata().withName("app").endMetadata()
