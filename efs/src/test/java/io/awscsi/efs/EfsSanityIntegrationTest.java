@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,9 +57,9 @@ class EfsSanityIntegrationTest {
   @ParameterizedTest(name = "provisioningMode {0}")
   @ValueSource(strings = {"efs-ap", "efs-dir"})
   void csiSanityPasses(String mode) throws Exception {
-    Path sanity = Path.of(System.getProperty("user.home"), "go", "bin", "csi-sanity");
-    Assumptions.assumeTrue(Files.isExecutable(sanity), "csi-sanity is not installed: go install "
-        + "github.com/kubernetes-csi/csi-test/v5/cmd/csi-sanity@v5.5.0");
+    Path sanity = csiSanity();
+    Assumptions.assumeTrue(sanity != null, "csi-sanity is not installed (`make deps` puts it in .tools/bin): go "
+        + "install github.com/kubernetes-csi/csi-test/v5/cmd/csi-sanity@v5.5.0");
     Path dir = Files.createTempDirectory("efs-sanity-");
     LinuxMounter mounter = LinuxMounter.create(ProcessCommandRunner.create());
     MetricsRegistry metrics = new MetricsRegistry();
@@ -112,5 +113,22 @@ class EfsSanityIntegrationTest {
     try (var paths = Files.walk(dir)) {
       paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
+  }
+
+  /**
+   * Where {@code make deps} installs it (the checkout's .tools/bin; Maven runs this module's tests in efs/), then PATH,
+   * then {@code go install}'s ~/go/bin; null when none has it.
+   */
+  private static Path csiSanity() {
+    List<Path> candidates = new ArrayList<>(List.of(Path.of("..", ".tools", "bin", "csi-sanity"),
+        Path.of(".tools", "bin", "csi-sanity")));
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!dir.isEmpty()) {
+        candidates.add(Path.of(dir, "csi-sanity"));
+      }
+    }
+    candidates.add(Path.of(System.getProperty("user.home"), "go", "bin", "csi-sanity"));
+    return candidates.stream().filter(Files::isExecutable).map(c -> c.toAbsolutePath().normalize()).findFirst()
+        .orElse(null);
   }
 }
