@@ -1,5 +1,6 @@
 package io.awscsi.diagnose;
 
+import io.awscsi.diagnose.Views.ClassMissing;
 import io.awscsi.diagnose.Views.DriverState;
 import io.awscsi.diagnose.Views.Events;
 import io.awscsi.diagnose.Views.SnapshotView;
@@ -45,6 +46,9 @@ final class ClusterReader {
   static final ResourceDefinitionContext VOLUME_SNAPSHOT = new ResourceDefinitionContext.Builder()
       .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshot")
       .withPlural("volumesnapshots").withNamespaced(true).build();
+  static final ResourceDefinitionContext VOLUME_SNAPSHOT_CLASS = new ResourceDefinitionContext.Builder()
+      .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshotClass")
+      .withPlural("volumesnapshotclasses").withNamespaced(false).build();
   static final ResourceDefinitionContext VOLUME_SNAPSHOT_CONTENT = new ResourceDefinitionContext.Builder()
       .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshotContent")
       .withPlural("volumesnapshotcontents").withNamespaced(false).build();
@@ -53,7 +57,12 @@ final class ClusterReader {
 
   /** What was read for a target. */
   sealed interface Read {
-    record Volumes(List<VolumeView> volumes) implements Read {}
+    /**
+     * @param volumes the claims (or PV) of these drivers
+     * @param classMissing claims that name a StorageClass that does not exist: no provisioner, so no driver, was ever
+     *     asked, and the PV controller's event is the whole answer
+     */
+    record Volumes(List<VolumeView> volumes, List<ClassMissing> classMissing) implements Read {}
 
     record Snapshot(SnapshotView snapshot) implements Read {}
 
@@ -123,15 +132,21 @@ final class ClusterReader {
   private Read volumes(List<PersistentVolumeClaim> claims, Pod focus) {
     List<VolumeView> views = new ArrayList<>();
     List<String> others = new ArrayList<>();
+    List<ClassMissing> classMissing = new ArrayList<>();
     for (PersistentVolumeClaim pvc : claims) {
       Gaps gaps = new Gaps();
-      StorageClass sc = pvc.getSpec().getStorageClassName() == null || pvc.getSpec().getStorageClassName().isEmpty()
-          ? null : gaps.get("storageclass " + pvc.getSpec().getStorageClassName(),
-              () -> client.storage().v1().storageClasses().withName(pvc.getSpec().getStorageClassName()).get());
+      String className = Objects.requireNonNullElse(pvc.getSpec().getStorageClassName(), "");
+      StorageClass sc = className.isEmpty() ? null : gaps.get("storageclass " + className,
+          () -> client.storage().v1().storageClasses().withName(className).get());
       String volumeName = pvc.getSpec().getVolumeName();
       PersistentVolume pv = volumeName == null || volumeName.isEmpty() ? null
           : gaps.get("persistentvolume " + volumeName, () -> client.persistentVolumes().withName(volumeName).get());
       Optional<Driver> driver = driverOf(pvc, sc, pv);
+      if (driver.isEmpty() && sc == null && pv == null && !className.isEmpty() && gaps.list.isEmpty()) {
+        // Without its class nobody knows the claim's driver; what stops it is the PV controller, not a driver.
+        classMissing.add(new ClassMissing(clock.instant(), pvc, className, events(List.of(pvc), gaps), gaps.list));
+        continue;
+      }
       if (driver.isEmpty()) {
         others.add("PVC " + pvc.getMetadata().getNamespace() + "/" + pvc.getMetadata().getName() + " ("
             + csiNameOf(pvc, sc, pv).map(n -> "provisioner " + n).orElse("no provisioner known") + ")");
@@ -139,11 +154,11 @@ final class ClusterReader {
       }
       views.add(view(pvc, sc, pv, focus, driver.get(), gaps));
     }
-    if (views.isEmpty()) {
+    if (views.isEmpty() && classMissing.isEmpty()) {
       return new Read.Unreadable(String.join("; ", others) + ": not a volume of "
           + Driver.EBS.csiName + " or " + Driver.EFS.csiName);
     }
-    return new Read.Volumes(views);
+    return new Read.Volumes(views, classMissing);
   }
 
   private Read volumeOfPv(PersistentVolume pv) {
@@ -152,7 +167,7 @@ final class ClusterReader {
       return new Read.Unreadable("PV " + pv.getMetadata().getName() + " is not a volume of " + Driver.EBS.csiName
           + " or " + Driver.EFS.csiName);
     }
-    return new Read.Volumes(List.of(view(null, null, pv, null, driver.get(), new Gaps())));
+    return new Read.Volumes(List.of(view(null, null, pv, null, driver.get(), new Gaps())), List.of());
   }
 
   private VolumeView view(PersistentVolumeClaim pvc, StorageClass sc, PersistentVolume pv, Pod focus, Driver driver,
@@ -253,13 +268,17 @@ final class ClusterReader {
       return new Read.Unreadable("VolumeSnapshot " + t.namespace() + "/" + t.name() + " is of driver " + driverName
           + ", not " + Driver.EBS.csiName);
     }
+    String className = Fields.string(snapshot, "spec", "volumeSnapshotClassName");
+    boolean classMissing = !className.isEmpty() && vsc == null && gaps.get("volumesnapshotclass " + className,
+        () -> client.genericKubernetesResources(VOLUME_SNAPSHOT_CLASS).withName(className).get()) == null
+        && gaps.list.stream().noneMatch(g -> g.contains("volumesnapshotclass"));
     DriverState state = driverState(driver.orElse(Driver.EBS), Set.of(), gaps);
     List<HasMetadata> withEvents = new ArrayList<>(List.of(snapshot));
     if (vsc != null) {
       withEvents.add(vsc);
     }
     return new Read.Snapshot(new SnapshotView(clock.instant(), snapshot, vsc, source, pv, events(withEvents, gaps),
-        state, gaps.list));
+        state, gaps.list, classMissing));
   }
 
   private DriverState driverState(Driver driver, Set<String> nodes, Gaps gaps) {

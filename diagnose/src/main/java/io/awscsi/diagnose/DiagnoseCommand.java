@@ -128,8 +128,10 @@ public final class DiagnoseCommand {
     List<Diagnosis> diagnoses = new ArrayList<>();
     switch (read) {
       case ClusterReader.Read.Unreadable u -> diagnoses.add(Diagnosis.unknown(target.describe(), u.reason()));
-      case ClusterReader.Read.Volumes vs -> vs.volumes().forEach(v -> diagnoses.add(withLog.apply(
-          inference.diagnose(v))));
+      case ClusterReader.Read.Volumes vs -> {
+        vs.volumes().forEach(v -> diagnoses.add(withLog.apply(inference.diagnose(v))));
+        vs.classMissing().forEach(c -> diagnoses.add(inference.diagnose(c)));
+      }
       case ClusterReader.Read.Snapshot s -> diagnoses.add(withLog.apply(inference.diagnose(s.snapshot())));
     }
     return diagnoses;

@@ -186,7 +186,26 @@ final class Knowledge {
   private static final Set<Stage> CREATE = Set.of(Stage.PROVISIONING, Stage.RESTORING);
 
   /** Checked in order; the first that matches explains the message. */
+  static final String STORAGE_CLASS_MISSING = "storage-class-missing";
+  static final String SNAPSHOT_CLASS_MISSING = "snapshot-class-missing";
+
   static final List<KnownError> ERRORS = List.of(
+      // What no driver call causes comes first: a message that quotes these is never a driver's failure.
+      known(STORAGE_CLASS_MISSING, "storageclass\\.storage\\.k8s\\.io \"[^\"]*\" not found",
+          Set.of(Stage.PROVISIONING, Stage.RESTORING), Actor.CONTROLLER_MANAGER,
+          "The claim names the StorageClass {storageClass}, which does not exist: the PV controller cannot tell"
+              + " which provisioner to ask, so no driver was called and no volume was made.",
+          "Create the StorageClass {storageClass} (kubectl get storageclass lists those that exist), or recreate the"
+              + " claim with an existing class; once the class exists the claim is provisioned by itself."),
+      known(SNAPSHOT_CLASS_MISSING, "volumesnapshotclass[^ ]* \"[^\"]*\" not found|failed to get (the )?snapshot"
+              + " class|cannot find default snapshot class|default snapshot class", Set.of(Stage.SNAPSHOTTING),
+          Actor.SNAPSHOT_CONTROLLER,
+          "The VolumeSnapshot names a VolumeSnapshotClass that does not exist (or names none and no class is the"
+              + " driver's default): snapshot-controller makes no VolumeSnapshotContent, so csi-snapshotter is not"
+              + " asked and no CreateSnapshot reaches the driver or EC2.",
+          "Create the VolumeSnapshotClass it names (driver ebs.csi.aws.com; kubectl get volumesnapshotclass lists"
+              + " those that exist), or delete the VolumeSnapshot and make it again with an existing class;"
+              + " snapshot-controller retries by itself once the class exists."),
       known("driver-not-registered", "does not contain driver|not found in the list of registered CSI drivers"
               + "|CSI driver is not installed on the node|has no NodeID annotation", ANY, Actor.NODE_PLUGIN,
           "The node plugin is not registered with the kubelet on this node: it is not running there, or its"
@@ -289,6 +308,11 @@ final class Knowledge {
       known("in-flight", "code = Aborted|already in progress|operation .* already exists", ANY, null,
           "Another call for the same volume was still running: the sidecar retries this one.",
           "Nothing, unless it repeats for minutes: then read the driver's log for the call that does not finish."));
+
+  /** The known error of that id. */
+  static KnownError byId(String id) {
+    return ERRORS.stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
+  }
 
   /** The first known error that explains {@code message} at {@code stage}. */
   static Optional<KnownError> explain(Stage stage, String message) {

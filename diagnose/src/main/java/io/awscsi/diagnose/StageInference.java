@@ -493,6 +493,33 @@ final class StageInference {
     return Optional.empty();
   }
 
+  /**
+   * A claim naming a StorageClass that does not exist. The PV controller cannot tell which provisioner to ask, so no
+   * driver call was made and no driver log holds anything: the claim's event is the answer.
+   */
+  Diagnosis diagnose(Views.ClassMissing c) {
+    PersistentVolumeClaim pvc = c.pvc();
+    String subject = "pvc " + pvc.getMetadata().getNamespace() + "/" + pvc.getMetadata().getName();
+    Stage stage = restoring(pvc) ? Stage.RESTORING : Stage.PROVISIONING;
+    String error = c.events().latestWarning(pvc, "ProvisioningFailed").map(Event::getMessage)
+        .orElse("storageclass.storage.k8s.io \"" + c.className() + "\" not found");
+    Knowledge.KnownError known = Knowledge.explain(stage, error)
+        .filter(k -> k.id().equals(Knowledge.STORAGE_CLASS_MISSING))
+        .orElseGet(() -> Knowledge.byId(Knowledge.STORAGE_CLASS_MISSING));
+    String ns = pvc.getMetadata().getNamespace();
+    List<String> seen = List.of("PVC " + ns + "/" + pvc.getMetadata().getName() + ": phase " + phase(pvc)
+        + ", StorageClass " + c.className() + " (not found)");
+    List<String> commands = List.of("kubectl -n " + ns + " describe pvc " + pvc.getMetadata().getName(),
+        "kubectl get storageclass");
+    return new Diagnosis(subject, Verdict.FAILED, stage.title + " " + Verdict.FAILED.words + ": the claim's"
+        + " StorageClass " + c.className() + " does not exist", stage, Actor.CONTROLLER_MANAGER.component,
+        Wording.where(Actor.CONTROLLER_MANAGER, null, ""), error, known.id(),
+        known.meaning().replace("{storageClass}", c.className()), known.action().replace("{storageClass}",
+            c.className()), commands, seen, c.gaps(), List.of(), "", "", null,
+        new Diagnosis.DriverLog("", "", "", null, "no driver was called: without its StorageClass the claim names"
+            + " no provisioner"));
+  }
+
   // ---------------------------------------------------------------- snapshots
 
   Diagnosis diagnose(SnapshotView v) {
@@ -532,6 +559,14 @@ final class StageInference {
           "CreateSnapshot failed");
     }
     String snapshotError = Fields.string(vs, "status", "error", "message");
+    if (v.classMissing()) {
+      // snapshot-controller stops before it makes a content: no CreateSnapshot was ever sent.
+      String className = Fields.string(vs, "spec", "volumeSnapshotClassName");
+      String reported = !snapshotError.isEmpty() ? snapshotError : warnings(v, vs).map(Event::getMessage)
+          .orElse("volumesnapshotclass.snapshot.storage.k8s.io \"" + className + "\" not found");
+      return new Finding(Verdict.FAILED, Stage.SNAPSHOTTING, Actor.SNAPSHOT_CONTROLLER, "", reported,
+          "the snapshot's VolumeSnapshotClass " + className + " does not exist");
+    }
     if (!snapshotError.isEmpty()) {
       return new Finding(Verdict.FAILED, Stage.SNAPSHOTTING, content == null ? Actor.SNAPSHOT_CONTROLLER
           : Actor.SNAPSHOTTER, "", snapshotError, "the snapshot failed");

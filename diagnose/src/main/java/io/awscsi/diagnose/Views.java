@@ -140,10 +140,17 @@ final class Views {
                     GenericKubernetesResource restoreSource, List<VolumeAttachment> attachments, List<Pod> consumers,
                     Pod focus, Events events, DriverState driver, List<String> gaps) {}
 
-  /** One VolumeSnapshot, its content and the claim it snapshots. */
+  /**
+   * One VolumeSnapshot, its content and the claim it snapshots.
+   *
+   * @param classMissing the VolumeSnapshotClass the snapshot names does not exist (read, not a gap)
+   */
   record SnapshotView(Instant now, GenericKubernetesResource snapshot, GenericKubernetesResource content,
                       PersistentVolumeClaim source, PersistentVolume sourcePv, Events events, DriverState driver,
-                      List<String> gaps) {}
+                      List<String> gaps, boolean classMissing) {}
+
+  /** A claim whose StorageClass does not exist: no driver is known, only the claim and its events. */
+  record ClassMissing(Instant now, PersistentVolumeClaim pvc, String className, Events events, List<String> gaps) {}
 
   /** When an event last happened: lastTimestamp, else its series or eventTime, else its creation. */
   static Instant time(Event e) {

@@ -71,7 +71,6 @@ final class Wording {
 
   /** The exact place that holds the answer, e.g. "csi-attacher in kube-system/ebs-csi-controller-5c9f (the Lease holder)". */
   static String where(Actor actor, DriverState driver, String node) {
-    Driver d = driver.driver();
     return switch (actor) {
       case SCHEDULER -> "kube-scheduler (its message is in the pod's events)";
       case CONTROLLER_MANAGER -> "kube-controller-manager (its messages are in the events of the pod and claim)";
@@ -80,11 +79,12 @@ final class Wording {
       case NODE_PLUGIN -> {
         Pod plugin = driver.nodePlugins().get(node);
         String on = "the node plugin on " + (node.isEmpty() ? "the pod's node" : node);
-        yield plugin == null ? on + " (no " + d.nodeApp() + " pod there)"
+        yield plugin == null ? on + " (no " + driver.driver().nodeApp() + " pod there)"
             : on + " (" + plugin.getMetadata().getNamespace() + "/" + plugin.getMetadata().getName() + ", container "
-                + d.pluginContainer() + ")";
+                + driver.driver().pluginContainer() + ")";
       }
       default -> {
+        Driver d = driver.driver();
         Optional<Pod> holder = driver.leaseHolder(actor);
         if (holder.isPresent()) {
           yield actor.component + " in " + holder.get().getMetadata().getNamespace() + "/"

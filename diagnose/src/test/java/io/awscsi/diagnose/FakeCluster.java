@@ -75,7 +75,36 @@ final class FakeCluster implements AutoCloseable {
     c.nodePlugin(NODE, true);
     c.csiNode(NODE, true);
     c.storageClass(GP3, Map.of("type", "gp3"), "WaitForFirstConsumer");
+    c.snapshotClass("ebs-vsc");
     return c;
+  }
+
+  /** A VolumeSnapshotClass of the EBS driver (the class every {@link #snapshot} names). */
+  void snapshotClass(String name) {
+    client.genericKubernetesResources(ClusterReader.VOLUME_SNAPSHOT_CLASS).resource(
+        new GenericKubernetesResourceBuilder().withApiVersion("snapshot.storage.k8s.io/v1")
+            .withKind("VolumeSnapshotClass").withNewMetadata().withName(name).endMetadata()
+            .addToAdditionalProperties("driver", "ebs.csi.aws.com")
+            .addToAdditionalProperties("deletionPolicy", "Delete").build()).create();
+  }
+
+  /** A claim as the PV controller leaves it when its StorageClass does not exist: no provisioner annotation. */
+  PersistentVolumeClaim claimOfNoClass(String name, String storageClass) {
+    return client.persistentVolumeClaims().inNamespace(NS).resource(new PersistentVolumeClaimBuilder()
+        .withNewMetadata().withName(name).withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
+        .withNewSpec().withStorageClassName(storageClass).withAccessModes("ReadWriteOnce").withNewResources()
+        .addToRequests("storage", new Quantity("1Gi")).endResources().endSpec().withNewStatus().withPhase("Pending")
+        .endStatus().build()).create();
+  }
+
+  /** A VolumeSnapshot naming the class given. */
+  GenericKubernetesResource snapshotOfClass(String name, String claim, String snapshotClass) {
+    return client.genericKubernetesResources(ClusterReader.VOLUME_SNAPSHOT).inNamespace(NS).resource(
+        new GenericKubernetesResourceBuilder().withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot")
+            .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+            .addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName", snapshotClass,
+                "source", Map.of("persistentVolumeClaimName", claim)))
+            .addToAdditionalProperties("status", Map.of("readyToUse", false)).build()).create();
   }
 
   /** The EFS driver beside it: its CSIDriver (no attach), a controller pod with the provisioner, its Lease. */

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.diagnose.Diagnosis.Verdict;
 import io.awscsi.diagnose.Knowledge.Stage;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -462,6 +463,63 @@ class StageInferenceTest {
       assertThat(d.driverLog().line().method()).isEqualTo("CreateSnapshot");
       assertThat(d.driverLog().line().outcome()).isEqualTo("RESOURCE_EXHAUSTED");
     });
+  }
+
+  @Test
+  void aClaimNamingAStorageClassThatDoesNotExistIsThePvControllersWithNoDriverCalled() {
+    PersistentVolumeClaim pvc = cluster.claimOfNoClass("orphan", "gp9");
+    cluster.event(pvc, "Warning", "ProvisioningFailed", "storageclass.storage.k8s.io \"gp9\" not found",
+        "persistentvolume-controller");
+
+    Diagnosis d = diagnosePvc("orphan");
+
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.verdict().exitCode).isEqualTo(1);
+    assertThat(d.stage()).isEqualTo(Stage.PROVISIONING);
+    assertThat(d.component()).isEqualTo("kube-controller-manager");
+    assertThat(d.summary()).contains("StorageClass gp9 does not exist");
+    assertThat(d.error()).isEqualTo("storageclass.storage.k8s.io \"gp9\" not found");
+    assertThat(d.knownError()).isEqualTo(Knowledge.STORAGE_CLASS_MISSING);
+    assertThat(d.meaning()).contains("gp9", "no driver was called");
+    assertThat(d.action()).contains("Create the StorageClass gp9");
+    assertThat(d.driverLog().line()).isNull();
+    assertThat(d.driverLog().note()).contains("no driver was called");
+  }
+
+  @Test
+  void aPodWithOneClaimOfNoClassAndOneHealthyGetsBothAnswers() {
+    healthyVolume("data", "app");
+    cluster.claimOfNoClass("orphan", "gp9");
+    cluster.client.pods().inNamespace(NS).withName("app").edit(pod -> {
+      pod.getSpec().getVolumes().add(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("orphan")
+          .withNewPersistentVolumeClaim().withClaimName("orphan").endPersistentVolumeClaim().build());
+      return pod;
+    });
+
+    List<Diagnosis> all = diagnose(new Target.Pod(NS, "app"), Clock.systemUTC());
+
+    assertThat(all).extracting(Diagnosis::subject).anyMatch(s -> s.startsWith("pvc shop/orphan"));
+    assertThat(all).filteredOn(x -> x.subject().startsWith("pvc shop/orphan")).singleElement()
+        .satisfies(x -> assertThat(x.knownError()).isEqualTo(Knowledge.STORAGE_CLASS_MISSING));
+    assertThat(all).filteredOn(x -> x.subject().startsWith("pvc shop/data")).singleElement()
+        .satisfies(x -> assertThat(x.verdict()).isEqualTo(Verdict.HEALTHY));
+  }
+
+  @Test
+  void aSnapshotNamingAMissingSnapshotClassIsTheSnapshotControllersAndNoCreateSnapshot() {
+    healthyVolume("data", "app");
+    GenericKubernetesResource vs = cluster.snapshotOfClass("nightly", "data", "fast-vsc");
+    cluster.event(vs, "Warning", "GetSnapshotClassFailed", "Failed to get snapshot class with error"
+        + " volumesnapshotclass.snapshot.storage.k8s.io \"fast-vsc\" not found", "snapshot-controller");
+
+    Diagnosis d = diagnose(new Target.VolumeSnapshot(NS, "nightly"), Clock.systemUTC()).getFirst();
+
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.component()).isEqualTo("snapshot-controller");
+    assertThat(d.summary()).contains("VolumeSnapshotClass fast-vsc does not exist");
+    assertThat(d.knownError()).isEqualTo(Knowledge.SNAPSHOT_CLASS_MISSING);
+    assertThat(d.meaning()).contains("no CreateSnapshot reaches the driver or EC2").doesNotContain("EC2 refused");
+    assertThat(d.action()).contains("VolumeSnapshotClass");
   }
 
   @Test
