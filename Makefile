@@ -15,7 +15,7 @@ IMAGE_TAG ?=
 ARCH ?=
 SIDECARS ?=
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup readme-diagnose-table clean \
+.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup docs-diagnose-table readme-diagnose-table clean \
 	cluster-build cluster-up cluster-down test-cluster test-chart-pods image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
@@ -116,9 +116,12 @@ bench: build
 bench-controller: build
 	@SKIP_NODE_BENCH=1 bash hack/bench.sh
 
-## readme-diagnose-table: rewrite the README's "which log for which stage" table from diagnose's Knowledge
-readme-diagnose-table:
-	$(MVN) -q -pl diagnose -am test -Dtest=StageTableTest -Dsurefire.failIfNoSpecifiedTests=false -Ddiagnose.updateReadme=true
+## docs-diagnose-table: rewrite docs/diagnose.md's "which log for which stage" table from diagnose's Knowledge
+docs-diagnose-table:
+	$(MVN) -q -pl diagnose -am test -Dtest=StageTableTest -Dsurefire.failIfNoSpecifiedTests=false -Ddiagnose.updateDocs=true
+
+## readme-diagnose-table: the former name of docs-diagnose-table (the table moved from the README to docs/diagnose.md)
+readme-diagnose-table: docs-diagnose-table
 
 clean:
 	$(MVN) -q clean

@@ -31,7 +31,7 @@ public final class DiagnoseCommand {
       aws-csi-driver diagnose pod NAMESPACE/NAME [flags]         every claim the pod mounts
       aws-csi-driver diagnose volumesnapshot NAMESPACE/NAME [flags]
       aws-csi-driver diagnose pv NAME [flags]
-      aws-csi-driver diagnose --print-table                       the table below, in Markdown (the README's)
+      aws-csi-driver diagnose --print-table                       the table below, in Markdown (docs/diagnose.md's)
       aws-csi-driver diagnose --print-rbac                        the read-only ClusterRole it needs, as YAML
 
       It reads, through the Kubernetes API and read-only, the claim's status, conditions and events, its

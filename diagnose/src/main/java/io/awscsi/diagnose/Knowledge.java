@@ -9,8 +9,9 @@ import java.util.regex.Pattern;
  * What diagnose knows, in one place: for each stage of a volume's life the component that does it, the container that
  * holds the answer, where Kubernetes shows its errors, what a failure there means and what to do; and the error
  * messages it recognises, with their meaning and remedy. The inference ({@link StageInference}) names stages and
- * components from here, the report and its kubectl commands are worded from here, and the README's table "which log
- * for which stage" is generated from here ({@link StageTable}, {@code aws-csi-driver diagnose --print-table}).
+ * components from here, the report and its kubectl commands are worded from here, and docs/diagnose.md's table
+ * "which log for which stage" is generated from here ({@link StageTable},
+ * {@code aws-csi-driver diagnose --print-table}).
  */
 final class Knowledge {
 
@@ -56,7 +57,7 @@ final class Knowledge {
       return leasePrefix + driver.leaseSuffix();
     }
 
-    /** The container that holds the answer, for the README table: where it runs and which container. */
+    /** The container that holds the answer, for the docs table: where it runs and which container. */
     String container(Driver driver) {
       return switch (this) {
         case SCHEDULER -> "the pod's events (the scheduler's own log is the control plane's)";
@@ -69,7 +70,7 @@ final class Knowledge {
       };
     }
 
-    /** The README's commands, with the pod left as a placeholder. */
+    /** The docs table's commands, with the pod left as a placeholder. */
     List<String> commandTemplates(Driver driver) {
       return switch (this) {
         case SCHEDULER, CONTROLLER_MANAGER -> List.of("kubectl -n NS describe pod POD");

@@ -4,14 +4,15 @@ import io.awscsi.diagnose.Knowledge.Actor;
 import io.awscsi.diagnose.Knowledge.Stage;
 
 /**
- * The README's table "which log for which stage", generated from {@link Knowledge}: what {@code diagnose} reports is
- * what the table says. {@code aws-csi-driver diagnose --print-table} prints it; {@code make readme-diagnose-table}
- * writes it into the README between {@link #BEGIN} and {@link #END}; a test fails when the README's copy differs.
+ * The table "which log for which stage" of docs/diagnose.md, generated from {@link Knowledge}: what {@code diagnose}
+ * reports is what the table says. {@code aws-csi-driver diagnose --print-table} prints it; {@code make
+ * docs-diagnose-table} writes it into docs/diagnose.md between {@link #BEGIN} and {@link #END}; a test fails when the
+ * page's copy differs.
  */
 final class StageTable {
 
   static final String BEGIN = "<!-- BEGIN diagnose stage table: generated from diagnose/.../Knowledge.java by"
-      + " `make readme-diagnose-table`; do not edit -->";
+      + " `make docs-diagnose-table`; do not edit -->";
   static final String END = "<!-- END diagnose stage table -->";
 
   private StageTable() {}
@@ -40,13 +41,13 @@ final class StageTable {
     return out.toString();
   }
 
-  /** {@code readme} with the table between the markers replaced by the generated one. */
-  static String replaceIn(String readme) {
-    int begin = readme.indexOf(BEGIN);
-    int end = readme.indexOf(END);
+  /** {@code page} with the table between the markers replaced by the generated one. */
+  static String replaceIn(String page) {
+    int begin = page.indexOf(BEGIN);
+    int end = page.indexOf(END);
     if (begin < 0 || end < begin) {
-      throw new IllegalStateException("the README has no diagnose table markers (" + BEGIN + " ... " + END + ")");
+      throw new IllegalStateException("the page has no diagnose table markers (" + BEGIN + " ... " + END + ")");
     }
-    return readme.substring(0, begin + BEGIN.length()) + "\n" + markdown() + readme.substring(end);
+    return page.substring(0, begin + BEGIN.length()) + "\n" + markdown() + page.substring(end);
   }
 }

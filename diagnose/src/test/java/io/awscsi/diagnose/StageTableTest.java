@@ -8,22 +8,23 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's "which log for which stage" table is the one generated from {@link Knowledge}. Run with
- * {@code -Ddiagnose.updateReadme=true} ({@code make readme-diagnose-table}) to rewrite it.
+ * The "which log for which stage" table of docs/diagnose.md is the one generated from {@link Knowledge}. Run with
+ * {@code -Ddiagnose.updateDocs=true} ({@code make docs-diagnose-table}) to rewrite it.
  */
 class StageTableTest {
 
-  private static final Path README = Path.of("../README.md");
+  private static final Path PAGE = Path.of("../docs/diagnose.md");
 
   @Test
-  void theReadmesTableIsTheGeneratedOne() throws IOException {
-    String readme = Files.readString(README);
-    String generated = StageTable.replaceIn(readme);
-    if (Boolean.getBoolean("diagnose.updateReadme") && !generated.equals(readme)) {
-      Files.writeString(README, generated);
-      readme = generated;
+  void theDocsTableIsTheGeneratedOne() throws IOException {
+    String page = Files.readString(PAGE);
+    String generated = StageTable.replaceIn(page);
+    if ((Boolean.getBoolean("diagnose.updateDocs") || Boolean.getBoolean("diagnose.updateReadme"))
+        && !generated.equals(page)) {
+      Files.writeString(PAGE, generated);
+      page = generated;
     }
-    assertThat(readme).as("README.md's diagnose table (make readme-diagnose-table regenerates it)")
+    assertThat(page).as("docs/diagnose.md's diagnose table (make docs-diagnose-table regenerates it)")
         .isEqualTo(generated);
   }
 

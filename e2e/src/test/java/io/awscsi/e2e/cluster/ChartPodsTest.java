@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
  * The charts installed for real as pods on the local cluster (pods mode, {@code KUBE_LOCAL_DRIVER=chart}): every
  * object of each release's manifest exists as rendered (RBAC rules compared), every pod is Ready through its own
  * probes, two EBS controller replicas hold the Leases under their pod names, the node plugins are registered with
- * the kubelet; and after a lifecycle the controller and node pods' Prometheus endpoints serve every metric name the
- * README lists, with sane values. Skipped on host processes and on EKS (the chart install there is the suite's own).
+ * the kubelet; and after a lifecycle the controller and node pods' Prometheus endpoints serve every metric name
+ * docs/install.md lists, with sane values. Skipped on host processes and on EKS (the chart install there is the
+ * suite's own).
  */
 class ChartPodsTest extends ClusterCase {
 
@@ -136,7 +137,8 @@ class ChartPodsTest extends ClusterCase {
       cluster.createPvc("efs", ClusterFixture.EFS_CLASS, "1Gi", "ReadWriteMany");
       cluster.startPod("efs-writer", "efs", "echo hello > " + ClusterFixture.MOUNT + "/f && sleep 86400", null);
     });
-    // The CSI names and the AWS API names (upstream's), and the process and JVM basics (README, "Command line").
+    // The CSI names and the AWS API names (upstream's), and the process and JVM basics (docs/install.md, "Command
+    // line").
     List<String> common = List.of("csi_operations_total", "csi_operation_duration_seconds_count",
         "csi_operation_duration_seconds_sum", "csi_operation_duration_seconds_bucket", "process_cpu_seconds_total",
         "process_resident_memory_bytes", "process_start_time_seconds", "process_open_fds", "jvm_threads_live",
