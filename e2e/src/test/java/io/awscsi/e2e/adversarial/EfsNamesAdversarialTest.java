@@ -180,6 +180,24 @@ class EfsNamesAdversarialTest {
     delete(volume);
   }
 
+  /** A ledger an older version handed to a tenant (1000:1000, mode 777) is the controller's again after a create. */
+  @Test
+  void aLedgerHandedOutBeforeIsTakenBack() throws IOException {
+    String first = create("pvc-reclaim-1", parameters("efs-dir"));
+    Path ledger = onFileSystem("/" + LEDGER);
+    Object owner = Files.getAttribute(ledger, "unix:uid");
+    Files.setAttribute(ledger, "unix:uid", 1000);
+    Files.setAttribute(ledger, "unix:gid", 1000);
+    Files.setPosixFilePermissions(ledger, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+    String second = create("pvc-reclaim-2", parameters("efs-dir"));
+
+    assertThat(Files.getAttribute(ledger, "unix:uid")).isEqualTo(owner);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(ledger))).isEqualTo("rwxr-xr-x");
+    delete(first);
+    delete(second);
+  }
+
   /**
    * Two StorageClasses whose patterns would nest (one per namespace, one per namespace and PVC): the inner volume is
    * refused, for an efs-dir directory inside another and for any volume inside an access point's root, and nothing

@@ -10,10 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -28,6 +32,8 @@ final class DirectoryLedger {
   /** Starts with {@link DirectoryNames#RESERVED_PREFIX}, so no volume name or basePath can reach it. */
   static final String DIRECTORY = DirectoryNames.RESERVED_PREFIX + "-volumes";
   private static final Pattern RECORD_FILE = Pattern.compile("[0-9a-f]{64}");
+  /** What FileSystemTree gives a directory it makes: only the controller writes here. */
+  private static final Set<PosixFilePermission> LEDGER_PERMISSIONS = PosixFilePermissions.fromString("rwxr-xr-x");
 
   /**
    * One volume's record; {@code capacityBytes} is what the first CreateVolume asked for, -1 when unknown;
@@ -73,8 +79,24 @@ final class DirectoryLedger {
     try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
       properties.store(out, "efs.csi.aws.com: directory created for this volume; DeleteVolume reads it");
     }
+    reclaim(ledger.getParent(), Files.getOwner(temporary, LinkOption.NOFOLLOW_LINKS));
     Files.move(temporary, ledger, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     return new Recorded(entry, true);
+  }
+
+  /**
+   * Gives the ledger directory back to the controller, owner-writable only. Before names were confined, a volume
+   * named like it made it a volume directory (a pod's owner, mode 777), where a tenant could forge records that
+   * DeleteVolume trusts; the next record written takes it back.
+   */
+  private static void reclaim(Path directory, UserPrincipal controller) throws IOException {
+    if (!Files.getOwner(directory, LinkOption.NOFOLLOW_LINKS).equals(controller)) {
+      Files.setOwner(directory, controller);
+    }
+    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(directory, LinkOption.NOFOLLOW_LINKS);
+    if (!permissions.equals(LEDGER_PERMISSIONS)) {
+      Files.setPosixFilePermissions(directory, LEDGER_PERMISSIONS);
+    }
   }
 
   /** The result of {@link #record}. */

@@ -24,6 +24,7 @@ import io.awscsi.realism.RealismProfile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -152,6 +153,23 @@ class ConfinedDirectoriesIntegrationTest {
     String forged = legacyDirectoryVolume("/", "/" + DirectoryLedger.DIRECTORY);
     controller.deleteVolume(forged, Map.of());
     assertThat(ledger.resolve(DirectoryLedger.fileName(volume))).isRegularFile();
+  }
+
+  @Test
+  void aLedgerHandedOutByAnOlderVersionIsTakenBack() throws IOException {
+    VolumeProvisioner controller = controller();
+    controller.createVolume(request("pvc-1", parameters("efs-dir", "/")));
+    Path ledger = local("/" + DirectoryLedger.DIRECTORY);
+    Object owner = Files.getAttribute(ledger, "unix:uid");
+    // What the first efs-dir volume named like the ledger did to it.
+    Files.setAttribute(ledger, "unix:uid", 1000);
+    Files.setAttribute(ledger, "unix:gid", 1000);
+    Files.setPosixFilePermissions(ledger, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+    controller.createVolume(request("pvc-2", parameters("efs-dir", "/")));
+
+    assertThat(Files.getAttribute(ledger, "unix:uid")).isEqualTo(owner);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(ledger))).isEqualTo("rwxr-xr-x");
   }
 
   @Test
