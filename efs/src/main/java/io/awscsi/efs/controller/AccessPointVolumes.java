@@ -10,6 +10,7 @@ import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.RootDirectory;
 import io.awscsi.efs.volume.EfsPaths;
 import io.awscsi.efs.volume.VolumeHandle;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.logging.log4j.LogManager;
@@ -45,9 +46,6 @@ final class AccessPointVolumes {
             RecordedCapacity.requested(capacity), fingerprint.hash())
         : Map.of();
     Request request = new Request(volumeName, parameters, rootPath, token, tags, capacity, fingerprint.hash());
-    if (!parameters.needsAllocation()) {
-      return createOrAdopt(cloud, request, parameters.uid(), parameters.gid());
-    }
     long begin = allocator.begin();
     AccessPointGidAllocator.Listing listing;
     try {
@@ -56,8 +54,14 @@ final class AccessPointVolumes {
       throw CloudFailures.toDriver(e, "listing the access points of " + fileSystemId + " for volume " + volumeName);
     }
     Optional<AccessPoint> existing = listing.byClientToken(token);
-    if (existing.isPresent()) {
+    if (existing.isPresent() && parameters.needsAllocation()) {
       return adopt(existing.get(), request);
+    }
+    if (existing.isEmpty()) {
+      requireNotNested(listing.accessPoints(), token, rootPath, "access point root of volume " + volumeName);
+    }
+    if (!parameters.needsAllocation()) {
+      return createOrAdopt(cloud, request, parameters.uid(), parameters.gid());
     }
     try (AccessPointGidAllocator.Reservation reservation = allocator.reserve(fileSystemId, parameters.gidRange())) {
       long uid = parameters.uid() == EfsVolumeParameters.UNSET ? reservation.id() : parameters.uid();
@@ -74,20 +78,59 @@ final class AccessPointVolumes {
    * Refuses a directory volume under a name that already has an access-point volume on the file system (its client
    * token is the name's): one name, one volume id.
    */
-  void requireNoAccessPointFor(String volumeName, String fileSystemId, EfsCloud cloud) {
+  void requireNoAccessPointFor(String volumeName, String fileSystemId, String directory, EfsCloud cloud) {
     String token = ClientTokens.forVolume(volumeName);
-    Optional<AccessPoint> existing;
+    AccessPointGidAllocator.Listing listing;
     try {
-      existing = allocator.listing(cloud, fileSystemId, allocator.begin()).byClientToken(token);
+      listing = allocator.listing(cloud, fileSystemId, allocator.begin());
     } catch (EfsCloudException e) {
       throw CloudFailures.toDriver(e, "listing the access points of " + fileSystemId + " for volume " + volumeName);
     }
-    existing.filter(a -> !a.lifeCycleState().equals("deleting") && !a.lifeCycleState().equals("deleted"))
+    listing.byClientToken(token).filter(AccessPointVolumes::live)
         .ifPresent(a -> {
           throw DriverException.alreadyExists("volume " + volumeName + " already exists as access point "
               + a.accessPointId() + " on " + fileSystemId + " (provisioningMode efs-ap); a name cannot also get an "
               + "efs-dir volume: use another name or delete that volume first");
         });
+    for (AccessPoint other : volumeAccessPoints(listing.accessPoints(), token)) {
+      String otherRoot = EfsPaths.clean(other.rootDirectory().path());
+      if (EfsPaths.isAtOrBelow(directory, otherRoot) || EfsPaths.isStrictlyBelow(otherRoot, directory)) {
+        throw nested("directory of volume " + volumeName, directory, other, otherRoot);
+      }
+    }
+  }
+
+  /**
+   * Refuses a root directory that is an ancestor or a descendant of another volume's access point root: the outer
+   * volume's pods would read the inner volume's files, and deleting the outer would delete them. Equal roots are
+   * upstream's sharing (ensureUniqueDirectory false), which the deletion guard already handles.
+   */
+  private static void requireNotNested(List<AccessPoint> accessPoints, String token, String rootPath, String what) {
+    for (AccessPoint other : volumeAccessPoints(accessPoints, token)) {
+      String otherRoot = EfsPaths.clean(other.rootDirectory().path());
+      if (EfsPaths.isStrictlyBelow(rootPath, otherRoot) || EfsPaths.isStrictlyBelow(otherRoot, rootPath)) {
+        throw nested(what, rootPath, other, otherRoot);
+      }
+    }
+  }
+
+  /**
+   * Live access points this driver made for one volume each (their tags record the directory): those made by hand,
+   * by other tools or with reuseAccessPoint may deliberately expose a parent directory and are not volumes here.
+   */
+  private static List<AccessPoint> volumeAccessPoints(List<AccessPoint> accessPoints, String token) {
+    return accessPoints.stream().filter(a -> !a.clientToken().equals(token)).filter(AccessPointVolumes::live)
+        .filter(a -> AccessPointTags.ownership(a.tags()).isPresent()).toList();
+  }
+
+  private static boolean live(AccessPoint a) {
+    return !a.lifeCycleState().equals("deleting") && !a.lifeCycleState().equals("deleted");
+  }
+
+  private static DriverException nested(String what, String path, AccessPoint other, String otherRoot) {
+    return DriverException.alreadyExists("the " + what + ", " + DirectoryNames.quoted(path) + ", and the root "
+        + otherRoot + " of access point " + other.accessPointId() + " (another volume) would lie one inside the "
+        + "other; no volume's directory may contain another's: use another name, subPathPattern or basePath");
   }
 
   /**

@@ -69,6 +69,8 @@ public record EfsVolumeParameters(
   static final String ENFORCE_ZONE_AFFINITY = "enforceZoneAffinity";
   static final String ENABLE_TAGGING = "enableTagging";
   static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
+  /** The CreateVolume field the volume name comes in. */
+  static final String VOLUME_NAME = "name";
   static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
   static final String PV_NAME = "csi.storage.k8s.io/pv/name";
 
@@ -129,11 +131,23 @@ public record EfsVolumeParameters(
 
     String basePath = parameters.getOrDefault(BASE_PATH, "");
     if (EfsPaths.climbs(basePath)) {
-      throw invalid(BASE_PATH + " \"" + basePath + "\" must not contain \"..\"");
+      throw invalid(BASE_PATH + " " + DirectoryNames.quoted(basePath) + " must not contain \"..\"");
     }
+    DirectoryNames.pathProblem(EfsPaths.clean(basePath)).ifPresent(problem -> {
+      throw invalid(BASE_PATH + " " + DirectoryNames.quoted(basePath) + " " + problem);
+    });
     String pattern = parameters.getOrDefault(SUB_PATH_PATTERN, "");
     if (!pattern.isEmpty()) {
       SubPathPattern.validate(pattern);
+    }
+    // Object names from the provisioner: each must be one directory name wherever the pattern puts it.
+    for (String key : List.of(PVC_NAME, PVC_NAMESPACE, PV_NAME)) {
+      String value = parameters.getOrDefault(key, "");
+      if (!value.isEmpty()) {
+        DirectoryNames.componentProblem(value).ifPresent(problem -> {
+          throw invalid(key + " " + DirectoryNames.quoted(value) + " " + problem);
+        });
+      }
     }
     boolean reuse = bool(parameters, REUSE_ACCESS_POINT, false);
     if (reuse && mode == ProvisioningMode.DIRECTORY) {
@@ -171,26 +185,42 @@ public record EfsVolumeParameters(
    * The volume's directory below basePath. Without subPathPattern it is the volume name (the PV name). With it, the
    * resolved pattern, plus a UUID when ensureUniqueDirectory is on. The UUID is derived from the volume name instead
    * of being random, so a retried CreateVolume asks for exactly the same directory (and the same access point).
+   *
+   * <p>Every value put in is one directory name ({@link DirectoryNames}), so the directories of one StorageClass all
+   * have the depth the pattern's own text gives them and none lies inside another.
    */
   public String directoryName(String volumeName) {
     String name;
     if (subPathPattern.isEmpty()) {
+      // An access point's root is shortened to fit (volumePath), so only a directory volume's name is bounded here.
+      requireOneName(volumeName, mode != ProvisioningMode.ACCESS_POINT);
       name = volumeName;
     } else {
-      String pvName = this.pvName.isEmpty() ? volumeName : this.pvName;
+      String pvName = this.pvName;
+      if (pvName.isEmpty() && subPathPattern.contains("${.PV.name}")) {
+        requireOneName(volumeName, true);
+        pvName = volumeName;
+      }
       name = SubPathPattern.resolve(subPathPattern, pvcName, pvcNamespace, pvName);
       if (ensureUniqueDirectory) {
         name = name + "-" + UUID.nameUUIDFromBytes(volumeName.getBytes(StandardCharsets.UTF_8));
       }
     }
     if (EfsPaths.climbs(name)) {
-      throw invalid(SUB_PATH_PATTERN + " resolves to \"" + name + "\", which contains \"..\"");
+      throw invalid(SUB_PATH_PATTERN + " resolves to " + DirectoryNames.quoted(name) + ", which contains \"..\"");
     }
     if (EfsPaths.clean(name).equals(EfsPaths.ROOT)) {
-      throw invalid(SUB_PATH_PATTERN + " \"" + subPathPattern + "\" resolves to no directory; every volume would "
-          + "share " + basePath);
+      throw invalid(SUB_PATH_PATTERN + " " + DirectoryNames.quoted(subPathPattern) + " resolves to no directory; "
+          + "every volume would share " + basePath);
     }
     return name;
+  }
+
+  private static void requireOneName(String volumeName, boolean checkLength) {
+    DirectoryNames.componentProblem(volumeName, checkLength).ifPresent(problem -> {
+      throw DriverException.invalidArgument(VOLUME_NAME, "volume name " + DirectoryNames.quoted(volumeName)
+          + " becomes the volume's directory name and " + problem);
+    });
   }
 
   /**
@@ -210,10 +240,17 @@ public record EfsVolumeParameters(
     if (mode == ProvisioningMode.ACCESS_POINT) {
       long slashes = path.chars().filter(c -> c == '/').count();
       if (path.length() > MAX_ROOT_PATH_LENGTH || slashes > MAX_ROOT_PATH_SLASHES) {
-        throw invalid("access point root directory \"" + path + "\" is too long (at most " + MAX_ROOT_PATH_LENGTH
-            + " characters and 4 subdirectories below the first); shorten " + BASE_PATH + " or " + SUB_PATH_PATTERN);
+        throw invalid("access point root directory " + DirectoryNames.quoted(path) + " is too long (at most "
+            + MAX_ROOT_PATH_LENGTH + " characters and 4 subdirectories below the first); shorten " + BASE_PATH
+            + " or " + SUB_PATH_PATTERN);
       }
     }
+    String resolved = path;
+    DirectoryNames.pathProblem(resolved).ifPresent(problem -> {
+      String message = "the volume's directory " + DirectoryNames.quoted(resolved) + " " + problem;
+      throw subPathPattern.isEmpty() ? DriverException.invalidArgument(VOLUME_NAME, message)
+          : invalid(message + "; shorten " + SUB_PATH_PATTERN + " or " + BASE_PATH);
+    });
     return path;
   }
 

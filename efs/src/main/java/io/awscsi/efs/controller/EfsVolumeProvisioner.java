@@ -84,7 +84,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
       case DIRECTORY -> {
         String directory = parameters.volumePath(request.name());
         handle = VolumeHandle.ofDirectory(fileSystemId, directory);
-        accessPoints.requireNoAccessPointFor(request.name(), fileSystemId, cloud);
+        accessPoints.requireNoAccessPointFor(request.name(), fileSystemId, directory, cloud);
         capacity = directories.create(fileSystemId, mountOptions(cloud, fileSystemId, parameters.az(), secrets),
             new DirectoryLedger.Entry(handle.volumeId(), parameters.basePath(), directory, requested,
                 fingerprint.hash()),

@@ -17,25 +17,32 @@ public final class SubPathPattern {
 
   /** Checks the template without resolving it. */
   static void validate(String pattern) {
+    DirectoryNames.characterProblem(pattern).ifPresent(problem -> {
+      throw DriverException.invalidArgument("parameters", "subPathPattern " + DirectoryNames.quoted(pattern) + " "
+          + problem);
+    });
     Matcher m = PLACEHOLDER.matcher(pattern);
     while (m.find()) {
       String name = m.group(1);
       if (!name.equals(".PVC.name") && !name.equals(".PVC.namespace") && !name.equals(".PV.name")) {
-        throw DriverException.invalidArgument("parameters", "subPathPattern \"" + pattern + "\" uses ${" + name
-            + "}; only ${.PVC.name}, ${.PVC.namespace} and ${.PV.name} are supported");
+        throw DriverException.invalidArgument("parameters", "subPathPattern " + DirectoryNames.quoted(pattern)
+            + " uses ${" + name + "}; only ${.PVC.name}, ${.PVC.namespace} and ${.PV.name} are supported");
       }
     }
     String rest = PLACEHOLDER.matcher(pattern).replaceAll("");
     if (rest.contains("${")) {
-      throw DriverException.invalidArgument("parameters", "subPathPattern \"" + pattern
-          + "\" has an unterminated ${");
+      throw DriverException.invalidArgument("parameters", "subPathPattern " + DirectoryNames.quoted(pattern)
+          + " has an unterminated ${");
     }
   }
 
   /**
-   * Fills the placeholders.
+   * Fills the placeholders. Each value must be one directory name ({@link DirectoryNames}): the pattern's own text,
+   * which the operator wrote, is the only source of "/", so every volume of a class has the same depth and no
+   * volume's directory can lie inside another's.
    *
-   * @throws DriverException InvalidArgument when a placeholder's value was not passed by the provisioner
+   * @throws DriverException InvalidArgument when a placeholder's value was not passed by the provisioner or is not
+   *     one directory name
    */
   static String resolve(String pattern, String pvcName, String pvcNamespace, String pvName) {
     validate(pattern);
@@ -58,6 +65,10 @@ public final class SubPathPattern {
       throw DriverException.invalidArgument("parameters", "subPathPattern uses " + placeholder + " but the request "
           + "has no " + key + "; run csi-provisioner with --extra-create-metadata");
     }
+    DirectoryNames.componentProblem(value).ifPresent(problem -> {
+      throw DriverException.invalidArgument("parameters", key + " " + DirectoryNames.quoted(value) + " for "
+          + placeholder + " " + problem);
+    });
     return value;
   }
 }

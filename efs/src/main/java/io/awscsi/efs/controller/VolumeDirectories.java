@@ -11,7 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -21,6 +25,8 @@ final class VolumeDirectories {
   private static final Logger LOG = LogManager.getLogger(VolumeDirectories.class);
 
   private final FileSystemRootMounts mounts;
+  /** One CreateVolume at a time per file system between the nesting check and the ledger record. */
+  private final Map<String, Lock> creations = new ConcurrentHashMap<>();
 
   VolumeDirectories(FileSystemRootMounts mounts) {
     this.mounts = mounts;
@@ -36,8 +42,21 @@ final class VolumeDirectories {
   long create(String fileSystemId, List<String> mountOptions, DirectoryLedger.Entry entry, CapacityRange capacity,
       long uid, long gid, int mode) {
     return mounts.withRoot(fileSystemId, mountOptions, root -> {
+      Lock lock = creations.computeIfAbsent(fileSystemId, id -> new ReentrantLock());
+      lock.lock();
       try {
+        if (DirectoryNames.reserved(entry.directory())) {
+          throw DriverException.invalidArgument("name", "directory " + DirectoryNames.quoted(entry.directory())
+              + " is reserved for the driver's own records");
+        }
         boolean existedBefore = FileSystemTree.existingDirectory(root, entry.directory()).isPresent();
+        Optional<DirectoryLedger.Entry> enclosing = enclosingVolume(root, fileSystemId, entry);
+        if (enclosing.isPresent()) {
+          throw DriverException.alreadyExists("directory " + DirectoryNames.quoted(entry.directory()) + " of volume "
+              + entry.volumeId() + " would lie inside " + enclosing.get().directory() + ", the directory of volume "
+              + enclosing.get().volumeId() + "; no volume's directory may contain another's: use another name, "
+              + "subPathPattern or basePath");
+        }
         DirectoryLedger.Recorded recorded = DirectoryLedger.record(root, entry);
         if (!recorded.entry().samePlace(entry)) {
           throw DriverException.alreadyExists("volume " + entry.volumeId() + " was created before under basePath "
@@ -66,13 +85,66 @@ final class VolumeDirectories {
       } catch (IOException e) {
         throw DriverException.internal("cannot create directory " + entry.directory() + " on " + fileSystemId
             + " for volume " + entry.volumeId() + ": " + e.getMessage(), e);
+      } finally {
+        lock.unlock();
       }
     });
   }
 
-  /** Removes a directory the guard allowed. */
+  /**
+   * The recorded volume whose directory is a strict ancestor of the new one, if any. A recorded descendant cannot
+   * exist without the new directory existing, which {@link #create} refuses unless the record is this volume's.
+   * Creations on one file system are serialized so two concurrent calls cannot nest into each other unseen.
+   */
+  private static Optional<DirectoryLedger.Entry> enclosingVolume(Path root, String fileSystemId,
+      DirectoryLedger.Entry entry) throws IOException {
+    String parent = EfsPaths.clean(entry.directory());
+    while (!parent.equals(EfsPaths.ROOT)) {
+      parent = EfsPaths.clean(parent.substring(0, parent.lastIndexOf('/')));
+      if (parent.equals(EfsPaths.ROOT)) {
+        break;
+      }
+      Optional<DirectoryLedger.Entry> recorded = DirectoryLedger.read(root,
+          VolumeHandle.ofDirectory(fileSystemId, parent).volumeId());
+      if (recorded.isPresent() && !recorded.get().volumeId().equals(entry.volumeId())) {
+        return recorded;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why the directory at {@code path} must be kept although its own volume is deleted: it is the driver's own state,
+   * or another recorded volume's directory lies inside it (made before names were confined to one directory name,
+   * or by a StorageClass whose basePath lies inside this volume). Empty when it may go.
+   */
+  private static Optional<String> containsOtherVolumes(Path root, String path, String volumeId) throws IOException {
+    if (DirectoryNames.reserved(path)) {
+      return Optional.of(DirectoryNames.quoted(path) + " is reserved for the driver's own records");
+    }
+    for (DirectoryLedger.Entry other : DirectoryLedger.entries(root)) {
+      if (!other.volumeId().equals(volumeId)
+          && EfsPaths.isStrictlyBelow(EfsPaths.clean(other.directory()), EfsPaths.clean(path))) {
+        return Optional.of("volume " + other.volumeId() + " has its directory " + other.directory() + " inside "
+            + path + "; delete that volume first");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Removes a directory the guard allowed, unless it holds the driver's records or another volume's directory. */
   void remove(String fileSystemId, List<String> mountOptions, String path, String volumeId) {
     mounts.withRoot(fileSystemId, mountOptions, root -> {
+      try {
+        Optional<String> keep = containsOtherVolumes(root, path, volumeId);
+        if (keep.isPresent()) {
+          LOG.warn("keeping the directory {} of volume {} on {}: {}", path, volumeId, fileSystemId, keep.get());
+          return null;
+        }
+      } catch (IOException e) {
+        throw DriverException.internal("cannot read the directory records on " + fileSystemId + " before removing "
+            + path + " of volume " + volumeId + ": " + e.getMessage() + "; DeleteVolume will be retried", e);
+      }
       removeUnder(root, fileSystemId, path, volumeId);
       return null;
     });
@@ -89,6 +161,10 @@ final class VolumeDirectories {
         }
         DirectoryDeletion decision = RootDirectoryGuard.forDirectory(handle, entry);
         if (decision instanceof DirectoryDeletion.Remove(String path)) {
+          Optional<String> keep = containsOtherVolumes(root, path, handle.volumeId());
+          if (keep.isPresent()) {
+            return new DirectoryDeletion.Keep(keep.get());
+          }
           removeUnder(root, fileSystemId, path, handle.volumeId());
           DirectoryLedger.remove(root, handle.volumeId());
         }

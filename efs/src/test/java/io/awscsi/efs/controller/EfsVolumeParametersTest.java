@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.efs.volume.EfsPaths;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -129,6 +132,21 @@ class EfsVolumeParametersTest {
         Arguments.of(ap("gidRangeStart", "10", "gidRangeEnd", "10"), "gidRangeEnd (10) must be greater"),
         Arguments.of(ap("gidRangeStart", "x", "gidRangeEnd", "10"), "gidRangeStart \"x\""),
         Arguments.of(ap("basePath", "/a/../b"), "basePath \"/a/../b\""),
+        Arguments.of(ap("basePath", "/a\0b"), "basePath \"/a\\u0000b\" contains a NUL byte"),
+        Arguments.of(ap("basePath", "/a\nb"), "basePath \"/a\\nb\" contains the control character U+000A"),
+        Arguments.of(ap("basePath", "/.efs-csi-volumes"), "reserved for the driver's own records"),
+        Arguments.of(ap("basePath", "/data/.efs-csi-x"), "reserved for the driver's own records"),
+        Arguments.of(ap("basePath", "/" + "b".repeat(256)), "directory name of 256 bytes"),
+        Arguments.of(ap("basePath", ("/" + "c".repeat(200)).repeat(21)), "a path has at most 4095"),
+        Arguments.of(ap("csi.storage.k8s.io/pvc/name", "a/b"), "csi.storage.k8s.io/pvc/name \"a/b\" contains \"/\""),
+        Arguments.of(ap("csi.storage.k8s.io/pvc/name", ".."), "csi.storage.k8s.io/pvc/name \"..\" is \"..\""),
+        Arguments.of(ap("csi.storage.k8s.io/pvc/name", "x\0"),
+            "csi.storage.k8s.io/pvc/name \"x\\u0000\" contains a NUL"),
+        Arguments.of(ap("csi.storage.k8s.io/pvc/name", "p".repeat(300)), "is 300 bytes long"),
+        Arguments.of(ap("csi.storage.k8s.io/pvc/namespace", "."), "csi.storage.k8s.io/pvc/namespace \".\" is"),
+        Arguments.of(ap("csi.storage.k8s.io/pvc/namespace", "a\u0085b"), "control character U+0085"),
+        Arguments.of(ap("csi.storage.k8s.io/pv/name", ".efs-csi-volumes"), "csi.storage.k8s.io/pv/name"),
+        Arguments.of(ap("subPathPattern", "${.PVC.name}\r"), "subPathPattern \"${.PVC.name}\\r\" contains"),
         Arguments.of(ap("subPathPattern", "${.PVC.uid}"), "${.PVC.uid}"),
         Arguments.of(ap("subPathPattern", "${.PVC.name"), "unterminated"),
         Arguments.of(ap("ensureUniqueDirectory", "yes"), "ensureUniqueDirectory \"yes\""),
@@ -149,8 +167,92 @@ class EfsVolumeParametersTest {
   void refusesInvalidParametersNamingThem(Map<String, String> parameters, String message) {
     assertThatThrownBy(() -> EfsVolumeParameters.parse(parameters, Map.of()))
         .isInstanceOfSatisfying(DriverException.class,
-            e -> assertThat(e.error()).isInstanceOf(DriverError.InvalidArgument.class))
+            e -> assertThat(e.error()).isEqualTo(new DriverError.InvalidArgument("parameters", e.getMessage())))
         .hasMessageContaining(message);
+  }
+
+  private static Map<String, String> dir(String... extra) {
+    Map<String, String> p = ap(extra);
+    p.put("provisioningMode", "efs-dir");
+    return p;
+  }
+
+  /** Each row: parameters, volume name, the field named, what the message says. */
+  static Stream<Arguments> namesThatAreNotOneDirectory() {
+    String pattern = "${.PVC.namespace}/${.PVC.name}";
+    return Stream.of(
+        Arguments.of(dir(), "outer/inner", "name", "contains \"/\""),
+        Arguments.of(ap(), "apouter/apinner", "name", "contains \"/\""),
+        Arguments.of(dir(), "..", "name", "is \"..\""),
+        Arguments.of(ap(), ".", "name", "is \".\""),
+        Arguments.of(dir(), ".efs-csi-volumes", "name", "reserved for the driver's own records"),
+        Arguments.of(ap(), ".efs-csi-volumes", "name", "reserved for the driver's own records"),
+        Arguments.of(dir("basePath", "/base"), ".efs-csi-anything", "name", "reserved"),
+        Arguments.of(dir(), "n".repeat(300), "name", "is 300 bytes long"),
+        Arguments.of(dir(), "é".repeat(128), "name", "is 256 bytes long"),
+        Arguments.of(dir(), "a\u0000b", "name", "contains a NUL byte"),
+        Arguments.of(dir("subPathPattern", "${.PV.name}"), "pv/x", "name", "contains \"/\""),
+        Arguments.of(dir("subPathPattern", ".efs-csi-v/${.PVC.name}", "csi.storage.k8s.io/pvc/name", "data"),
+            "pvc-1", "parameters", "reserved"),
+        Arguments.of(dir("subPathPattern", pattern + "-${.PVC.name}", "csi.storage.k8s.io/pvc/name", "p".repeat(200),
+            "csi.storage.k8s.io/pvc/namespace", "ns"), "pvc-1", "parameters", "bytes; at most 255"));
+  }
+
+  @ParameterizedTest(name = "{1} -> {2}: {3}")
+  @MethodSource("namesThatAreNotOneDirectory")
+  void refusesNamesThatWouldNotBeOneDirectoryNamingTheField(Map<String, String> parameters, String volume,
+      String field, String message) {
+    EfsVolumeParameters p = EfsVolumeParameters.parse(parameters, Map.of());
+
+    assertThatThrownBy(() -> p.volumePath(volume))
+        .isInstanceOfSatisfying(DriverException.class, e -> assertThat(e.error())
+            .isInstanceOfSatisfying(DriverError.InvalidArgument.class, i -> assertThat(i.field()).isEqualTo(field)))
+        .hasMessageContaining(message);
+  }
+
+  @Test
+  void longAccessPointNamesAreStillShortenedNotRefused() {
+    EfsVolumeParameters p = EfsVolumeParameters.parse(ap(), Map.of());
+
+    assertThat(p.volumePath("n".repeat(300))).hasSize(100);
+  }
+
+  /**
+   * Whatever names the provisioner passes, the volumes of one StorageClass have the depth the pattern's text gives
+   * them, so none can be an ancestor of another; the operator's own "/" in the pattern is kept.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("patterns")
+  void volumesOfOneClassNeverNest(String pattern, int depth) {
+    List<String> paths = new ArrayList<>();
+    String[] names = {"a", "b", "a.b", "a-b", "ab", "x.y.z", "..a", "a..", "...", "-", "_"};
+    for (String namespace : names) {
+      for (String name : names) {
+        EfsVolumeParameters p = EfsVolumeParameters.parse(dir("basePath", "/dyn", "subPathPattern", pattern,
+            "ensureUniqueDirectory", "false", "csi.storage.k8s.io/pvc/name", name,
+            "csi.storage.k8s.io/pvc/namespace", namespace), Map.of());
+        paths.add(p.volumePath("pvc-" + namespace + "-" + name));
+      }
+    }
+    for (String path : paths) {
+      assertThat(path.split("/")).as(path).hasSize(depth + 1);
+      for (String other : paths) {
+        assertThat(EfsPaths.isStrictlyBelow(path, other)).as(path + " inside " + other).isFalse();
+      }
+    }
+  }
+
+  static Stream<Arguments> patterns() {
+    return Stream.of(Arguments.of("${.PVC.namespace}/${.PVC.name}", 3), Arguments.of("${.PVC.name}", 2),
+        Arguments.of("${.PVC.namespace}${.PVC.name}", 2), Arguments.of("x/./${.PVC.namespace}//${.PVC.name}/y", 5),
+        Arguments.of("${.PVC.namespace}.${.PVC.name}", 2));
+  }
+
+  @Test
+  void existingHandlesOfRefusedNamesStillParse() {
+    // Volumes made before names were confined keep their ids; DeleteVolume and publish take them as they are.
+    assertThat(io.awscsi.efs.volume.VolumeHandle.parse("efs:fs-0123abcd:/outer/inner").path())
+        .isEqualTo("/outer/inner");
   }
 
   @Test
@@ -169,8 +271,6 @@ class EfsVolumeParametersTest {
             "resolves to no directory"),
         Arguments.of(ap("subPathPattern", "../${.PVC.name}", "csi.storage.k8s.io/pvc/name", "x"), "pvc-1",
             "contains \"..\""),
-        Arguments.of(ap("subPathPattern", "${.PVC.name}", "csi.storage.k8s.io/pvc/name", "..",
-            "ensureUniqueDirectory", "false"), "pvc-1", "contains \"..\""),
         Arguments.of(ap("basePath", "/a/b/c/d/e"), "pvc-1", "too long"),
         Arguments.of(ap("basePath", "/" + "x".repeat(95)), "pvc-1", "too long"));
   }
