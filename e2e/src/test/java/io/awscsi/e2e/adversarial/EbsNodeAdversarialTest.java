@@ -195,9 +195,9 @@ class EbsNodeAdversarialTest {
   // ---- item 5: staging identity ---------------------------------------------------------------------------------
 
   /**
-   * NodePublishVolume of an attached but never staged volume with staging_target_path "/" (the host's root), with
-   * another volume's staging path, and with /proc -> FAILED_PRECONDITION naming staging_target_path; nothing is
-   * mounted at the target.
+   * NodePublishVolume of an attached but never staged volume with another volume's staging path ->
+   * FAILED_PRECONDITION naming staging_target_path; with "/" (the host's root) or /proc, outside the kubelet
+   * directory -> INVALID_ARGUMENT naming it; nothing is mounted at the target.
    */
   @Test
   void publishFromAStagingPathThatIsNotTheVolumesIsRefused() throws IOException {
@@ -205,8 +205,9 @@ class EbsNodeAdversarialTest {
     AttachedVolume v = attached(EXT4);
     for (Path staging : new Path[] {Path.of("/"), other.staging(), Path.of("/proc")}) {
       Path target = FX.newDirectory("pod-").resolve("mount");
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "staging_target_path", () -> ebs.node().nodePublishVolume(
-          publish(v.volumeId(), staging, target, EXT4, false).build()));
+      CsiAssert.refused(staging.equals(other.staging()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "staging_target_path", () -> ebs.node().nodePublishVolume(
+              publish(v.volumeId(), staging, target, EXT4, false).build()));
       assertThat(HostCommands.mountAt(target)).as("mounted from " + staging).isEmpty();
     }
   }
@@ -291,9 +292,10 @@ class EbsNodeAdversarialTest {
   // ---- item 12b and hostile target paths ------------------------------------------------------------------------
 
   /**
-   * NodePublishVolume of a mount volume onto a regular file, onto a symbolic link to a directory, or below /dev, and
-   * of a block volume onto a directory -> FAILED_PRECONDITION naming target_path (never INTERNAL with mount's text);
-   * NodeStageVolume onto a symbolic link -> FAILED_PRECONDITION naming staging_target_path. Nothing is mounted.
+   * NodePublishVolume of a mount volume onto a regular file or onto a symbolic link to a directory, and of a block
+   * volume onto a directory -> FAILED_PRECONDITION naming target_path (never INTERNAL with mount's text); below /dev
+   * (outside the kubelet directory) -> INVALID_ARGUMENT naming it; NodeStageVolume onto a symbolic link ->
+   * FAILED_PRECONDITION naming staging_target_path. Nothing is mounted.
    */
   @Test
   void pathsThatCannotHoldTheMountAreRefused() throws IOException {
@@ -302,9 +304,10 @@ class EbsNodeAdversarialTest {
     Path file = Files.writeString(dir.resolve("file"), "not a directory");
     Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
     Path link = Files.createSymbolicLink(dir.resolve("link"), elsewhere);
-    for (Path target : new Path[] {file, link, Path.of("/dev/aws-csi-adversarial-" + ProcessHandle.current().pid())}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodePublishVolume(
-          publish(p.id(), p.staging(), target, EXT4, false).build()));
+    Path underDev = Path.of("/dev/aws-csi-adversarial-" + ProcessHandle.current().pid());
+    for (Path target : new Path[] {file, link, underDev}) {
+      CsiAssert.refused(target == underDev ? Code.INVALID_ARGUMENT : Code.FAILED_PRECONDITION, "target_path",
+          () -> ebs.node().nodePublishVolume(publish(p.id(), p.staging(), target, EXT4, false).build()));
       assertThat(HostCommands.mountAt(target)).isEmpty();
       assertThat(HostCommands.mountAt(elsewhere)).isEmpty();
     }
@@ -321,16 +324,17 @@ class EbsNodeAdversarialTest {
   }
 
   /**
-   * NodeUnpublishVolume / NodeUnstageVolume of one volume naming another volume's target or staging path, the host's
-   * root or /proc -> FAILED_PRECONDITION, nothing unmounted; naming a regular file with data -> FAILED_PRECONDITION,
-   * the file kept.
+   * NodeUnpublishVolume / NodeUnstageVolume of one volume naming another volume's target or staging path ->
+   * FAILED_PRECONDITION; the host's root or /proc (outside the kubelet directory) -> INVALID_ARGUMENT; nothing
+   * unmounted; naming a regular file with data -> FAILED_PRECONDITION, the file kept.
    */
   @Test
   void tearDownsNeverTouchWhatIsNotTheVolumes() throws IOException {
     Published mine = published("mine");
     Published other = published("other");
     for (Path path : new Path[] {other.target(), Path.of("/"), Path.of("/proc")}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodeUnpublishVolume(
+      CsiAssert.refused(path.equals(other.target()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "target_path", () -> ebs.node().nodeUnpublishVolume(
           NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id()).setTargetPath(path.toString()).build()));
     }
     Path file = Files.writeString(FX.newDirectory("victim-").resolve("notes"), "keep me");
@@ -340,7 +344,8 @@ class EbsNodeAdversarialTest {
     CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id())
         .setTargetPath(mine.target().toString()).build()));
     for (Path path : new Path[] {other.staging(), Path.of("/"), Path.of("/proc")}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "staging_target_path", () -> ebs.node().nodeUnstageVolume(
+      CsiAssert.refused(path.equals(other.staging()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "staging_target_path", () -> ebs.node().nodeUnstageVolume(
           NodeUnstageVolumeRequest.newBuilder().setVolumeId(mine.id()).setStagingTargetPath(path.toString())
               .build()));
     }
@@ -351,5 +356,91 @@ class EbsNodeAdversarialTest {
     CsiAssert.ok(() -> ebs.node().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(mine.id())
         .setStagingTargetPath(mine.staging().toString()).build()));
     assertThat(HostCommands.mountAt(mine.staging())).isEmpty();
+  }
+
+  // ---- issue 24 item 4: node paths through symbolic links, staging path as a target ---------------------------
+
+  /**
+   * A directory of the kubelet's tree replaced by a symbolic link to a host directory outside it. NodeStageVolume,
+   * NodePublishVolume, NodeUnpublishVolume, NodeUnstageVolume through it -> INVALID_ARGUMENT naming the path's field;
+   * NodeGetVolumeStats / NodeExpandVolume -> NOT_FOUND naming volume_path. Nothing is created, formatted, mounted or
+   * unmounted outside (a tmpfs mounted there stays). A link whose target stays inside the kubelet directory is
+   * followed once, and the mount lands at the resolved path.
+   */
+  @Test
+  void pathsThroughALinkedParentNeverLeaveTheKubeletDirectory() throws IOException {
+    Published p = published("mine");
+    Path outside = FX.newDirectoryOutsideKubelet("host-");
+    Path hostMount = Files.createDirectories(outside.resolve("mnt"));
+    HostCommands.run("mount", "-t", "tmpfs", "-o", "size=1m", "adv-host", hostMount.toString());
+    try {
+      Path dir = FX.newDirectory("linked-");
+      Path link = Files.createSymbolicLink(dir.resolve("volumes"), outside);
+      AttachedVolume v = attached(EXT4);
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodeStageVolume(
+          NodeStageVolumeRequest.newBuilder().setVolumeId(v.volumeId()).putAllPublishContext(v.publishContext())
+              .setStagingTargetPath(link.resolve("globalmount").toString()).setVolumeCapability(EXT4).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
+          publish(p.id(), p.staging(), link.resolve("pod/mount"), EXT4, false).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodePublishVolume(
+          publish(p.id(), link.resolve("globalmount"), FX.newDirectory("pod-").resolve("mount"), EXT4, false)
+              .build()));
+      AttachedVolume block = attached(BLOCK);
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
+          publish(block.volumeId(), FX.newDirectory("staging-"), link.resolve("block"), BLOCK, false)
+              .putAllPublishContext(block.publishContext()).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodeUnpublishVolume(
+          NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id()).setTargetPath(link.resolve("mnt").toString())
+              .build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodeUnstageVolume(
+          NodeUnstageVolumeRequest.newBuilder().setVolumeId(p.id()).setStagingTargetPath(link.resolve("mnt")
+              .toString()).build()));
+      CsiAssert.refused(Code.NOT_FOUND, "volume_path", () -> ebs.node().nodeGetVolumeStats(
+          NodeGetVolumeStatsRequest.newBuilder().setVolumeId(p.id()).setVolumePath(link.resolve("mnt").toString())
+              .build()));
+      CsiAssert.refused(Code.NOT_FOUND, "volume_path", () -> ebs.node().nodeExpandVolume(
+          NodeExpandVolumeRequest.newBuilder().setVolumeId(p.id()).setVolumePath(link.resolve("mnt").toString())
+              .build()));
+      try (var listing = Files.list(outside)) {
+        assertThat(listing.map(Path::getFileName).map(Path::toString)).containsExactly("mnt");
+      }
+      assertThat(HostCommands.mountAt(hostMount)).as("the host's tmpfs").isPresent();
+      assertThat(HostCommands.mountInfo()).noneMatch(line -> line.contains(" " + outside + "/")
+          && !line.contains(" " + hostMount + " "));
+      // A link that stays inside the kubelet directory is followed once: the bind lands at the resolved path.
+      Path pod = FX.newDirectory("pod-");
+      Path alias = Files.createSymbolicLink(FX.newDirectory("alias-").resolve("pod"), pod);
+      CsiAssert.ok(() -> ebs.node().nodePublishVolume(publish(p.id(), p.staging(), alias.resolve("mount"), EXT4,
+          false).build()));
+      assertThat(Files.readString(pod.resolve("mount/data.txt"))).isEqualTo("mine");
+      CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id())
+          .setTargetPath(alias.resolve("mount").toString()).build()));
+      assertThat(HostCommands.mountAt(pod.resolve("mount"))).isEmpty();
+    } finally {
+      HostCommands.run("umount", hostMount.toString());
+    }
+  }
+
+  /**
+   * The staging path is never a target: NodeUnpublishVolume naming a volume's staging path -> INVALID_ARGUMENT naming
+   * target_path, the staged file system stays mounted; NodePublishVolume with the target equal to the staging path,
+   * inside it or around it -> INVALID_ARGUMENT naming target_path, nothing mounted (never OK with nothing bound).
+   */
+  @Test
+  void theStagingPathIsNeverATarget() throws IOException {
+    Published p = published("staged data");
+    CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodeUnpublishVolume(
+        NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id()).setTargetPath(p.staging().toString()).build()));
+    assertThat(HostCommands.mountAt(p.staging())).as("the staging mount").isPresent();
+    assertThat(Files.readString(p.target().resolve("data.txt"))).isEqualTo("staged data");
+    AttachedVolume v = attached(EXT4);
+    Path staging = staged(v);
+    for (Path target : new Path[] {staging, staging.resolve("inside"), staging.getParent()}) {
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
+          publish(v.volumeId(), staging, target, EXT4, false).build()));
+    }
+    assertThat(staging.resolve("inside")).doesNotExist();
+    assertThat(HostCommands.mountInfo().stream().filter(line -> line.contains(" " + staging + " ")
+        || line.contains(" " + staging.getParent() + " "))).hasSize(1);
   }
 }
