@@ -3,6 +3,7 @@ package io.awscsi.e2e.adversarial;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import csi.v1.ControllerUnpublishVolumeRequest;
 import csi.v1.NodeExpandVolumeRequest;
 import csi.v1.NodeGetVolumeStatsRequest;
 import csi.v1.NodePublishVolumeRequest;
@@ -82,6 +83,23 @@ class EbsNodeAdversarialTest {
     NodePublishVolumeRequest.Builder b = NodePublishVolumeRequest.newBuilder().setVolumeId(id)
         .setTargetPath(target.toString()).setVolumeCapability(cap).setReadonly(readonly);
     return staging == null ? b : b.setStagingTargetPath(staging.toString());
+  }
+
+  /**
+   * Tears a volume down on this node and detaches it (its target and staging path may be null), so the cases that
+   * end with it leave the instance's attachment limit to the others.
+   */
+  private static void release(AttachedVolume v, Path staging, Path target) {
+    if (target != null) {
+      CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder()
+          .setVolumeId(v.volumeId()).setTargetPath(target.toString()).build()));
+    }
+    if (staging != null) {
+      CsiAssert.ok(() -> ebs.node().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder()
+          .setVolumeId(v.volumeId()).setStagingTargetPath(staging.toString()).build()));
+    }
+    CsiAssert.ok(() -> ebs.controller().controllerUnpublishVolume(ControllerUnpublishVolumeRequest.newBuilder()
+        .setVolumeId(v.volumeId()).setNodeId(FX.nodeId()).build()));
   }
 
   // ---- item 3: one id parser at the edge ------------------------------------------------------------------------
@@ -376,19 +394,18 @@ class EbsNodeAdversarialTest {
     try {
       Path dir = FX.newDirectory("linked-");
       Path link = Files.createSymbolicLink(dir.resolve("volumes"), outside);
-      AttachedVolume v = attached(EXT4);
+      // The volumes of the suite are few (the instance's attachment limit): the published one is named throughout.
       CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodeStageVolume(
-          NodeStageVolumeRequest.newBuilder().setVolumeId(v.volumeId()).putAllPublishContext(v.publishContext())
+          NodeStageVolumeRequest.newBuilder().setVolumeId(p.id()).putAllPublishContext(p.volume().publishContext())
               .setStagingTargetPath(link.resolve("globalmount").toString()).setVolumeCapability(EXT4).build()));
       CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
           publish(p.id(), p.staging(), link.resolve("pod/mount"), EXT4, false).build()));
       CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodePublishVolume(
           publish(p.id(), link.resolve("globalmount"), FX.newDirectory("pod-").resolve("mount"), EXT4, false)
               .build()));
-      AttachedVolume block = attached(BLOCK);
       CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
-          publish(block.volumeId(), FX.newDirectory("staging-"), link.resolve("block"), BLOCK, false)
-              .putAllPublishContext(block.publishContext()).build()));
+          publish(p.id(), FX.newDirectory("staging-"), link.resolve("block"), BLOCK, false)
+              .putAllPublishContext(p.volume().publishContext()).build()));
       CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodeUnpublishVolume(
           NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id()).setTargetPath(link.resolve("mnt").toString())
               .build()));
@@ -416,6 +433,7 @@ class EbsNodeAdversarialTest {
       CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id())
           .setTargetPath(alias.resolve("mount").toString()).build()));
       assertThat(HostCommands.mountAt(pod.resolve("mount"))).isEmpty();
+      release(p.volume(), p.staging(), p.target());
     } finally {
       HostCommands.run("umount", hostMount.toString());
     }
@@ -433,14 +451,73 @@ class EbsNodeAdversarialTest {
         NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id()).setTargetPath(p.staging().toString()).build()));
     assertThat(HostCommands.mountAt(p.staging())).as("the staging mount").isPresent();
     assertThat(Files.readString(p.target().resolve("data.txt"))).isEqualTo("staged data");
-    AttachedVolume v = attached(EXT4);
-    Path staging = staged(v);
+    Path staging = p.staging();
     for (Path target : new Path[] {staging, staging.resolve("inside"), staging.getParent()}) {
       CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
-          publish(v.volumeId(), staging, target, EXT4, false).build()));
+          publish(p.id(), staging, target, EXT4, false).build()));
     }
     assertThat(staging.resolve("inside")).doesNotExist();
     assertThat(HostCommands.mountInfo().stream().filter(line -> line.contains(" " + staging + " ")
-        || line.contains(" " + staging.getParent() + " "))).hasSize(1);
+        || line.contains(" " + staging.getParent() + " "))).as("the staging mount alone").hasSize(1);
+    release(p.volume(), p.staging(), p.target());
+  }
+
+  // ---- issue 24 item 5: loop identity is the backing file itself ------------------------------------------------
+
+  /**
+   * Loop devices attached in a mount namespace of their own, where another directory is bound over the driver's
+   * loop state, over files named {@code volumes/<vol>.img} with the volume's size: by name and size they are the
+   * volume's. NodeStageVolume of an attached volume with such a device as devicePath -> OK, staged
+   * on the volume's own device; of a made-up volume id with its foreign device -> UNAVAILABLE. Neither foreign
+   * device is mounted or formatted.
+   */
+  @Test
+  void aForeignLoopDeviceWithTheVolumesNameAndSizeIsNotTheVolume() throws IOException {
+    AttachedVolume v = attached(EXT4);
+    Path state = FX.loopStateDir();
+    long size = Files.size(state.resolve("volumes").resolve(v.volumeId() + ".img"));
+    Path foreignState = FX.newDirectoryOutsideKubelet("foreign-state-");
+    Files.createDirectories(foreignState.resolve("volumes"));
+    String madeUp = "vol-0000000000000beef";
+    for (String id : new String[] {v.volumeId(), madeUp}) {
+      try (RandomAccessFile f = new RandomAccessFile(foreignState.resolve("volumes/" + id + ".img").toFile(), "rw")) {
+        f.setLength(size);
+      }
+    }
+    String script = "mount --bind " + foreignState + " " + state
+        + " && losetup --find --show " + state.resolve("volumes/" + v.volumeId() + ".img")
+        + " && losetup --find --show " + state.resolve("volumes/" + madeUp + ".img");
+    var foreign = HostCommands.run("unshare", "--mount", "--propagation", "private", "sh", "-c", script).lines()
+        .map(String::strip).filter(l -> l.startsWith("/dev/")).map(Path::of).toList();
+    try {
+      assertThat(foreign).hasSize(2);
+      // Once that namespace is gone the kernel reports the names below the bound directory: /volumes/<vol>.img, as
+      // for this state's own files attached in another container through a bind mount of the state.
+      String[] ids = {v.volumeId(), madeUp};
+      for (int i = 0; i < 2; i++) {
+        assertThat(Files.readString(Path.of("/sys/block").resolve(foreign.get(i).getFileName())
+            .resolve("loop/backing_file")).strip()).as("the name the kernel reports")
+            .endsWith("/volumes/" + ids[i] + ".img");
+      }
+      Path staging = FX.newDirectory("staging-").resolve("globalmount");
+      CsiAssert.ok(() -> ebs.node().nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(v.volumeId())
+          .putAllPublishContext(v.publishContext()).putPublishContext("devicePath", foreign.get(0).toString())
+          .setStagingTargetPath(staging.toString()).setVolumeCapability(EXT4).build()));
+      assertThat(HostCommands.mountAt(staging).orElseThrow()).doesNotContain(" " + foreign.get(0) + " ");
+      Path other = FX.newDirectory("staging-").resolve("globalmount");
+      CsiAssert.refused(Code.UNAVAILABLE, madeUp, () -> ebs.node().nodeStageVolume(NodeStageVolumeRequest
+          .newBuilder().setVolumeId(madeUp).putPublishContext("devicePath", foreign.get(1).toString())
+          .setStagingTargetPath(other.toString()).setVolumeCapability(EXT4).build()));
+      assertThat(HostCommands.mountAt(other)).isEmpty();
+      for (Path device : foreign) {
+        assertThat(HostCommands.fsTypeOn(device)).as(device + " never formatted").isEmpty();
+        assertThat(HostCommands.mountInfo()).noneMatch(line -> line.contains(" " + device + " "));
+      }
+      release(v, staging, null);
+    } finally {
+      for (Path device : foreign) {
+        HostCommands.run("losetup", "-d", device.toString());
+      }
+    }
   }
 }
