@@ -187,8 +187,8 @@ public final class Main {
 
   /**
    * The node's kubelet directory, resolved once here (a directory that is itself a link is followed now, so its
-   * paths compare as the kernel reports them). One that does not exist yet is kept as configured: paths below it are
-   * refused until it exists, and it is resolved as it then is only on the next start.
+   * paths compare as the kernel reports them). One that does not exist yet is kept as configured: a path below it is
+   * still resolved through its existing parents, and refused when that leads elsewhere.
    */
   static KubeletDirectory kubeletDirectory(Path configured, Logger log) {
     try {
