@@ -127,7 +127,7 @@ spec:
         - name: {{ printf "%s-plugin" $d }}
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
-          {{- $args := list "--driver" $d "--mode" "node" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $n.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($n.loggingFormat | default "text")) }}
+          {{- $args := list "--driver" $d "--mode" "node" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $n.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($n.loggingFormat | default "text")) (printf "--kubelet-dir=%s" $kubelet) }}
           {{- if $metrics }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $metricsPort) }}
           {{- else if $builtin }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $healthPort) }}{{- end }}
           {{- if $builtin }}

@@ -1,5 +1,6 @@
 package io.awscsi.efs;
 
+import io.awscsi.core.host.KubeletDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.core.host.LinuxMounter;
@@ -81,8 +82,8 @@ class EfsSanityIntegrationTest {
     Path parameters = Files.writeString(dir.resolve("parameters.yaml"), "provisioningMode: " + mode + "\n"
         + "fileSystemId: " + fs + "\ndirectoryPerms: \"777\"\nbasePath: /sanity\n");
     Path socket = dir.resolve("csi.sock");
-    try (DriverRuntime runtime = DriverRuntime.start(provider, CsiEndpoint.parse("unix://" + socket), null, metrics,
-        Duration.ofSeconds(5))) {
+    try (DriverRuntime runtime = DriverRuntime.start(provider, KubeletDirectory.resolve(dir),
+        CsiEndpoint.parse("unix://" + socket), null, metrics, Duration.ofSeconds(5))) {
       Path log = dir.resolve("sanity.log");
       Process process = new ProcessBuilder(sanity.toString(), "--csi.endpoint", "unix://" + socket,
           "--csi.mountdir", dir.resolve("mount").toString(), "--csi.stagingdir", dir.resolve("staging").toString(),

@@ -1,5 +1,6 @@
 package io.awscsi.launcher;
 
+import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.efs.efsutils.ConfOverride;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
@@ -27,6 +28,7 @@ public record DriverOptions(
     Duration shutdownGrace,
     String imdsEndpoint,
     Optional<Registration> registration,
+    Path kubeletDir,
     Ebs ebs,
     Efs efs) {
 
@@ -138,7 +140,20 @@ public record DriverOptions(
         choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
         Level.toLevel(f.string("log-level", "info"), Level.INFO),
         f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""),
-        registration(f, driver, mode), ebs, efs);
+        registration(f, driver, mode), kubeletDir(f), ebs, efs);
+  }
+
+  /**
+   * {@code --kubelet-dir}: the directory every staging, target and volume path of a node call must lie below. Kept
+   * as given here; the node resolves it (links and all) when it starts.
+   */
+  private static Path kubeletDir(Flags f) {
+    String dir = f.string("kubelet-dir", KubeletDirectory.DEFAULT.toString()).strip();
+    if (!dir.startsWith("/") || dir.equals("/")) {
+      throw new IllegalArgumentException("--kubelet-dir takes the kubelet's absolute directory (the chart's "
+          + "node.kubeletPath, default " + KubeletDirectory.DEFAULT + "), not the root, got " + dir);
+    }
+    return Path.of(dir).normalize();
   }
 
   private static Optional<Registration> registration(Flags f, Driver driver, Mode mode) {

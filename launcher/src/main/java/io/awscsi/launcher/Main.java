@@ -1,5 +1,6 @@
 package io.awscsi.launcher;
 
+import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
@@ -13,12 +14,14 @@ import io.awscsi.core.server.SocketFile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
@@ -107,6 +110,7 @@ public final class Main {
     ProcessMetrics.register(metrics);
     DriverRuntime runtime;
     DriverFactories.Built driver;
+    KubeletDirectory kubelet = options.mode().node() ? kubeletDirectory(options.kubeletDir(), log) : null;
     try {
       driver = DriverFactories.create(options, metrics, env);
     } catch (Exception e) {
@@ -115,7 +119,8 @@ public final class Main {
       return EXIT_FAILURE;
     }
     try {
-      runtime = DriverRuntime.start(driver.provider(), endpoint, http, metrics, options.shutdownGrace());
+      runtime = DriverRuntime.start(driver.provider(), kubelet, endpoint, http, metrics,
+          options.shutdownGrace());
     } catch (Exception e) {
       // Releases clients and the like; the serving driver's loop-device backend keeps every volume as it is.
       DriverFactories.closeQuietly(driver.provider());
@@ -177,6 +182,23 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       err.println("aws-csi-driver client: " + e.getMessage());
       return EXIT_USAGE;
+    }
+  }
+
+  /**
+   * The node's kubelet directory, resolved once here (a directory that is itself a link is followed now, so its
+   * paths compare as the kernel reports them). One that does not exist yet is kept as configured: a path below it is
+   * still resolved through its existing parents, and refused when that leads elsewhere.
+   */
+  static KubeletDirectory kubeletDirectory(Path configured, Logger log) {
+    try {
+      KubeletDirectory kubelet = KubeletDirectory.resolve(configured);
+      log.info("node paths are confined below the kubelet directory {}{}", kubelet.root(),
+          kubelet.root().equals(configured) ? "" : " (--kubelet-dir " + configured + ")");
+      return kubelet;
+    } catch (IOException e) {
+      log.warn("--kubelet-dir {}: {}; node calls are confined below it as configured", configured, e.getMessage());
+      return new KubeletDirectory(configured);
     }
   }
 }

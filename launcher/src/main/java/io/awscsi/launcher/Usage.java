@@ -22,6 +22,8 @@ public final class Usage {
       Flag.of(COMMON, "log-level", "info|debug|warn|error", "(default info; debug adds request bodies, redacted)"),
       Flag.of(COMMON, "shutdown-grace", "25s", "time running calls get after SIGTERM"),
       Flag.of(COMMON, "imds-endpoint", "URL", "instance metadata endpoint (default the SDK's)"),
+      Flag.of(COMMON, "kubelet-dir", "DIR", "the kubelet's directory as this process sees it (the chart's"
+          + " node.kubeletPath; default /var/lib/kubelet): node calls mount only below it"),
       Flag.of(COMMON, "version", "", "print the version and exit"),
       Flag.of(COMMON, "help", "", "print this text and exit"),
       Flag.of(REGISTRATION, "kubelet-registration-path", "PATH", "the CSI socket as the kubelet sees it, e.g."
@@ -66,6 +68,7 @@ public final class Usage {
   public static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(
       Flag.of("", "driver", "ebs|efs|both|none", "which drivers (default both; none: emulated AWS only)"),
       Flag.of("", "work-dir", "DIR", "sockets, loop files and mounts (default /tmp/aws-csi-local)"),
+      Flag.of("", "kubelet-dir", "DIR", "where node calls may stage and publish (default the work directory)"),
       Flag.of("", "profile", "realistic|fast|instant", "emulated AWS latencies and throttling (default realistic)"),
       Flag.of("", "no-lifecycle", "", "serve without walking volumes through their life first"),
       Flag.of("", "exit", "", "exit after the walkthrough with its result"),

@@ -1,5 +1,6 @@
 package io.awscsi.local;
 
+import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.server.CsiEndpoint;
@@ -48,26 +49,30 @@ public final class LocalRuntime implements AutoCloseable {
     this.drivers = drivers;
   }
 
-  /** Starts emulated AWS and the given drivers under {@code workDir} (which must be short: sockets live there). */
-  public static LocalRuntime start(Path workDir, Set<Driver> which, RealismProfile profile,
+  /**
+   * Starts emulated AWS and the given drivers under {@code workDir} (which must be short: sockets live there); the
+   * nodes stage and publish only below {@code kubeletDir} (it plays the kubelet's directory and is created).
+   */
+  public static LocalRuntime start(Path workDir, Path kubeletDir, Set<Driver> which, RealismProfile profile,
       Map<String, String> baseEnv) throws IOException {
     Files.createDirectories(workDir);
-    return start(workDir, which, LocalAws.start(profile), baseEnv);
+    return start(workDir, kubeletDir, which, LocalAws.start(profile), baseEnv);
   }
 
   /**
    * Starts the given drivers against {@code aws} (for example {@link LocalAws#attach} in front of LocalStack); the
    * runtime owns {@code aws} from here on and closes it.
    */
-  public static LocalRuntime start(Path workDir, Set<Driver> which, LocalAws aws, Map<String, String> baseEnv)
-      throws IOException {
+  public static LocalRuntime start(Path workDir, Path kubeletDir, Set<Driver> which, LocalAws aws,
+      Map<String, String> baseEnv) throws IOException {
     Map<Driver, DriverRuntime> drivers = new EnumMap<>(Driver.class);
     try {
       Files.createDirectories(workDir);
+      Files.createDirectories(kubeletDir);
       Map<String, String> env = new HashMap<>(baseEnv);
       env.putAll(aws.driverEnvironment());
       for (Driver d : which) {
-        DriverOptions options = DriverOptions.parse(args(d, workDir), env);
+        DriverOptions options = DriverOptions.parse(args(d, workDir, kubeletDir), env);
         CsiEndpoint endpoint = CsiEndpoint.parse(options.endpoint());
         // Refused before anything is opened: a second run on this work directory must not touch the first's volumes.
         SocketFile.checkFree(endpoint.socketPath());
@@ -75,7 +80,8 @@ public final class LocalRuntime implements AutoCloseable {
         // The emulated AWS lives as long as this run, so its volumes do too.
         var built = DriverFactories.create(options, metrics, env, LoopDeviceBackend.Retention.THROW_AWAY);
         try {
-          drivers.put(d, DriverRuntime.start(built.provider(), endpoint, null, metrics, Duration.ofSeconds(5)));
+          drivers.put(d, DriverRuntime.start(built.provider(),
+              KubeletDirectory.resolve(options.kubeletDir()), endpoint, null, metrics, Duration.ofSeconds(5)));
         } catch (IOException | RuntimeException e) {
           DriverFactories.closeQuietly(built.provider());
           throw e;
@@ -92,10 +98,10 @@ public final class LocalRuntime implements AutoCloseable {
     }
   }
 
-  static String[] args(Driver d, Path workDir) {
+  static String[] args(Driver d, Path workDir, Path kubeletDir) {
     Path dir = workDir.resolve(d.name().toLowerCase());
     List<String> a = new ArrayList<>(List.of("--driver", d.name().toLowerCase(), "--mode", "all",
-        "--endpoint", "unix://" + dir.resolve("csi.sock")));
+        "--endpoint", "unix://" + dir.resolve("csi.sock"), "--kubelet-dir", kubeletDir.toString()));
     if (d == Driver.EBS) {
       a.addAll(List.of("--device-backend", "loop", "--loop-state-dir", dir.resolve("loop").toString()));
     } else {
@@ -197,7 +203,8 @@ public final class LocalRuntime implements AutoCloseable {
     out.println("Starting moto + realism layer (" + f.string("profile", "realistic")
         + " EC2 latencies and throttling), the IMDS emulator and the drivers under " + workDir + " ...");
     CountDownLatch stop = new CountDownLatch(1);
-    try (LocalRuntime local = start(workDir, which, profile, env)) {
+    Path kubeletDir = Path.of(f.string("kubelet-dir", workDir.toString()));
+    try (LocalRuntime local = start(workDir, kubeletDir, which, profile, env)) {
       Thread hook = Thread.ofPlatform().unstarted(() -> {
         stop.countDown();
         local.close();
@@ -217,7 +224,7 @@ public final class LocalRuntime implements AutoCloseable {
       out.flush();
       int failures = 0;
       if (!f.bool("no-lifecycle") && !which.isEmpty()) {
-        LifecycleWalkthrough walk = new LifecycleWalkthrough(local.aws, workDir, out);
+        LifecycleWalkthrough walk = new LifecycleWalkthrough(local.aws, kubeletDir, out);
         try {
           if (which.contains(Driver.EBS)) {
             out.println();

@@ -25,6 +25,8 @@ import csi.v1.Topology;
 import csi.v1.VolumeUsage;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.host.KubeletDirectory;
+import io.awscsi.core.host.KubeletDirectory.Resolution;
 import io.awscsi.core.inflight.InFlightGuard;
 import io.awscsi.core.lifecycle.Decision;
 import io.awscsi.core.lifecycle.NodeVolumeTracker;
@@ -47,7 +49,9 @@ import java.util.Optional;
 /**
  * The Node service. Set-up calls (stage, publish) go through the lifecycle state machine, which answers repeats and
  * out-of-order calls; tear-down calls always reach the provider, whose host checks make them idempotent, so a
- * restarted process never skips an unmount it does not remember.
+ * restarted process never skips an unmount it does not remember. Every path a call names is resolved once against the
+ * node's kubelet directory before anything else reads it ({@link KubeletDirectory}): a path that leads outside it,
+ * through a link in a parent or otherwise, is refused, and the providers only ever see the resolved path.
  */
 public final class NodeService extends NodeGrpc.NodeImplBase {
 
@@ -56,10 +60,13 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
   private final NodeVolumeTracker tracker;
   private final EdgeIds ids;
   private final List<NodeServiceCapability> capabilities;
+  private final KubeletDirectory kubelet;
 
-  public NodeService(NodeProvider provider, InFlightGuard inFlight) {
+  /** @param kubelet the directory every staging, target and volume path of a call must lie below */
+  public NodeService(NodeProvider provider, InFlightGuard inFlight, KubeletDirectory kubelet) {
     this.provider = provider;
     this.inFlight = inFlight;
+    this.kubelet = kubelet;
     this.ids = new EdgeIds(provider.ids());
     this.tracker = new NodeVolumeTracker(new VolumeLifecycle(provider.stager().isPresent()));
     this.capabilities = capabilities(provider).stream()
@@ -102,10 +109,11 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       VolumeStager stager = stager("NodeStageVolume");
       String volumeId = required(request.getVolumeId(), "volume_id");
-      Path staging = RequestParser.path(request.getStagingTargetPath(), "staging_target_path");
+      Path requestedStaging = RequestParser.path(request.getStagingTargetPath(), "staging_target_path");
       VolumeCapability cap = RequestParser.requiredCapability(request.getVolumeCapability(),
           request.hasVolumeCapability(), "volume_capability");
       ids.volume(volumeId, "volume_id");
+      Path staging = confined(requestedStaging, "staging_target_path");
       String fingerprint = cap + "|" + request.getPublishContextMap();
       try (var lease = inFlight.acquire(volumeId, "NodeStageVolume")) {
         if (proceed(Operation.NODE_STAGE, volumeId, staging.toString(), fingerprint)) {
@@ -123,10 +131,11 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     UnaryCall.run(observer, () -> {
       VolumeStager stager = stager("NodeUnstageVolume");
       String volumeId = required(request.getVolumeId(), "volume_id");
-      Path staging = RequestParser.path(request.getStagingTargetPath(), "staging_target_path");
+      Path requestedStaging = RequestParser.path(request.getStagingTargetPath(), "staging_target_path");
       if (ids.volumeCannotExist(volumeId, "NodeUnstageVolume")) {
         return NodeUnstageVolumeResponse.getDefaultInstance(); // never staged here: nothing at the path is its
       }
+      Path staging = confined(requestedStaging, "staging_target_path");
       try (var lease = inFlight.acquire(volumeId, "NodeUnstageVolume")) {
         rejectIfRefused(Operation.NODE_UNSTAGE, volumeId, staging.toString());
         stager.unstage(volumeId, staging);
@@ -140,7 +149,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
   public void nodePublishVolume(NodePublishVolumeRequest request, StreamObserver<NodePublishVolumeResponse> observer) {
     UnaryCall.run(observer, () -> {
       String volumeId = required(request.getVolumeId(), "volume_id");
-      Path target = RequestParser.path(request.getTargetPath(), "target_path");
+      Path requestedTarget = RequestParser.path(request.getTargetPath(), "target_path");
       // The capability is checked before the staging path: csi-sanity sends neither and expects INVALID_ARGUMENT.
       VolumeCapability cap = RequestParser.requiredCapability(request.getVolumeCapability(),
           request.hasVolumeCapability(), "volume_capability");
@@ -149,8 +158,15 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
         throw DriverException.failedPrecondition("staging_target_path is not set for volume " + volumeId
             + ": this driver stages volumes, so NodeStageVolume must succeed first and its path be passed here");
       }
-      Path staging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
+      Path requestedStaging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
       ids.volume(volumeId, "volume_id");
+      Path target = confined(requestedTarget, "target_path");
+      // A driver without staging ignores the field, so it is not resolved (nor refused) there.
+      Path staging = requestedStaging == null || provider.stager().isEmpty() ? requestedStaging
+          : confined(requestedStaging, "staging_target_path");
+      if (provider.stager().isPresent()) {
+        checkApart(target, staging);
+      }
       String fingerprint = cap + "|" + request.getReadonly() + "|" + staging + "|" + request.getVolumeContextMap();
       try (var lease = inFlight.acquire(volumeId, "NodePublishVolume")) {
         if (proceed(Operation.NODE_PUBLISH, volumeId, target.toString(), fingerprint)) {
@@ -168,10 +184,16 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       StreamObserver<NodeUnpublishVolumeResponse> observer) {
     UnaryCall.run(observer, () -> {
       String volumeId = required(request.getVolumeId(), "volume_id");
-      Path target = RequestParser.path(request.getTargetPath(), "target_path");
+      Path requestedTarget = RequestParser.path(request.getTargetPath(), "target_path");
       if (ids.volumeCannotExist(volumeId, "NodeUnpublishVolume")) {
         return NodeUnpublishVolumeResponse.getDefaultInstance(); // never published here: nothing at the path is its
       }
+      Path target = confined(requestedTarget, "target_path");
+      tracker.stagedAt(target.toString()).ifPresent(staged -> {
+        // Unmounting it would take the staged file system away from every pod the volume is published to.
+        throw DriverException.invalidArgument("target_path", target + " is the staging_target_path of volume "
+            + staged + ", not a published target; NodeUnstageVolume unmounts it");
+      });
       try (var lease = inFlight.acquire(volumeId, "NodeUnpublishVolume")) {
         rejectIfRefused(Operation.NODE_UNPUBLISH, volumeId, target.toString());
         provider.publisher().unpublish(volumeId, target);
@@ -189,7 +211,8 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       required(request.getVolumePath(), "volume_path");
       ids.volume(volumeId, "volume_id");
       Path volumePath = publishedPath(request.getVolumePath(), volumeId);
-      Path staging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
+      Path requestedStaging = RequestParser.optionalPath(request.getStagingTargetPath(), "staging_target_path");
+      Path staging = requestedStaging == null ? null : confined(requestedStaging, "staging_target_path");
       VolumeCapability cap = request.hasVolumeCapability()
           ? RequestParser.capability(request.getVolumeCapability(), "volume_capability") : null;
       var capacity = RequestParser.capacity(request.getCapacityRange(), request.hasCapacityRange(), "capacity_range");
@@ -230,12 +253,66 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
    * The volume_path of NodeExpandVolume and NodeGetVolumeStats: missing is INVALID_ARGUMENT; a path that is not
    * absolute and clean cannot be a published path of the volume, and the spec's answer for such a path is NOT_FOUND.
    */
-  private static Path publishedPath(String value, String volumeId) {
+  private Path publishedPath(String value, String volumeId) {
     required(value, "volume_path");
     if (!value.startsWith("/") || (value + "/").contains("/../") || (value + "/").contains("/./")) {
       throw DriverException.notFound("volume_path " + value + " is not a published path of volume " + volumeId);
     }
-    return RequestParser.path(value, "volume_path");
+    Path requested = RequestParser.path(value, "volume_path");
+    return switch (kubelet.locate(requested)) {
+      case Resolution.Inside(Path path) -> path;
+      case Resolution.Outside(Path resolved) -> throw DriverException.notFound("volume_path " + requested
+          + " is not a published path of volume " + volumeId + ": it leads to " + resolved
+          + ", outside the kubelet directory " + kubelet.root());
+      case Resolution.LinkAtEnd(Path resolved, String target) -> throw DriverException.notFound("volume_path "
+          + requested + " is not a published path of volume " + volumeId + ": it is a symbolic link (to " + target
+          + "), which is not followed");
+      case Resolution.DanglingParent(Path link) -> throw DriverException.notFound("volume_path " + requested
+          + " is not a published path of volume " + volumeId + ": its parent " + link + " is a symbolic link that "
+          + "leads nowhere");
+      case Resolution.Unresolvable(Path at, String reason) -> throw DriverException.notFound("volume_path "
+          + requested + " is not a published path of volume " + volumeId + ": " + at + " cannot be resolved ("
+          + reason + ")");
+    };
+  }
+
+  /**
+   * The path to use for a staging or target path: the caller's, resolved once below the kubelet directory. A path
+   * that leads outside it is INVALID_ARGUMENT naming the field; a symbolic link as the last component is
+   * FAILED_PRECONDITION (the path is the kubelet's, whose state is wrong), as the providers answer for one.
+   */
+  private Path confined(Path requested, String field) {
+    return switch (kubelet.locate(requested)) {
+      case Resolution.Inside(Path path) -> path;
+      case Resolution.Outside(Path resolved) -> throw DriverException.invalidArgument(field, requested
+          + (resolved.equals(requested) ? "" : " leads to " + resolved + " (through a symbolic link in a parent) and")
+          + " lies outside the kubelet directory " + kubelet.root() + ", where the node mounts nothing");
+      case Resolution.LinkAtEnd(Path resolved, String target) -> throw DriverException.failedPrecondition(field + " "
+          + requested + " is a symbolic link (to " + target + "); a mount there would land on whatever it points to,"
+          + " so it is not followed");
+      case Resolution.DanglingParent(Path link) -> throw DriverException.invalidArgument(field, requested
+          + " has a parent " + link + " that is a symbolic link leading nowhere; creating the path would follow it");
+      case Resolution.Unresolvable(Path at, String reason) -> throw DriverException.invalidArgument(field,
+          requested + " cannot be resolved at " + at + " (" + reason + ")");
+    };
+  }
+
+  /**
+   * A publish's target and staging path are apart: a target equal to the staging path would "publish" without a
+   * mount (the staged file system is already there, so the call answered OK with nothing bound), and one inside or
+   * around the other would bind a volume into its own staged tree or hide it.
+   */
+  private static void checkApart(Path target, Path staging) {
+    if (staging == null) {
+      return;
+    }
+    String relation = target.equals(staging) ? "is"
+        : target.startsWith(staging) ? "lies inside"
+        : staging.startsWith(target) ? "contains" : null;
+    if (relation != null) {
+      throw DriverException.invalidArgument("target_path", target + " " + relation + " the staging_target_path "
+          + staging + "; a volume is published at a target apart from where it is staged");
+    }
   }
 
   /** True when the work must be done, false for an idempotent repeat; throws for a refused call. */

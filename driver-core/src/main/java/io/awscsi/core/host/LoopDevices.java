@@ -1,5 +1,7 @@
 package io.awscsi.core.host;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.logging.log4j.LogManager;
@@ -9,6 +11,19 @@ import org.apache.logging.log4j.Logger;
 public final class LoopDevices {
 
   private static final Logger LOG = LogManager.getLogger(LoopDevices.class);
+
+  /**
+   * A file as the kernel identifies it: the {@code major:minor} of its file system and its inode number. Unlike its
+   * name it cannot be borrowed: a file of the same name and size elsewhere (another mount namespace, another
+   * directory bind-mounted over this one) is another file, while this file seen through a bind mount is the same.
+   */
+  public record FileIdentity(String deviceNumbers, long inode) {
+
+    /** The identity of a file (links followed). */
+    public static FileIdentity of(Path file) throws IOException {
+      return new FileIdentity(DeviceNumbers.ofFileSystemOf(file), (Long) Files.getAttribute(file, "unix:ino"));
+    }
+  }
 
   private final CommandRunner runner;
 
@@ -37,6 +52,33 @@ public final class LoopDevices {
     var output = runner.run(Command.of(HostTool.LOSETUP, "--list", "--noheadings", "--output", "NAME",
         "--associated", backingFile.toString())).stdout();
     return output.lines().map(String::strip).filter(line -> !line.isEmpty()).findFirst().map(Path::of);
+  }
+
+  /**
+   * The identity of the file backing this loop device, as the kernel holds it (LOOP_GET_STATUS64's lo_device and
+   * lo_inode, which losetup shows as BACK-MAJ:MIN and BACK-INO); empty when it is no attached loop device.
+   */
+  public Optional<FileIdentity> backingFileOf(Path device) {
+    String output;
+    try {
+      output = runner.run(Command.of(HostTool.LOSETUP, "--list", "--noheadings", "--raw", "--output",
+          "BACK-INO,BACK-MAJ:MIN", device.toString())).stdout();
+    } catch (CommandException e) {
+      return Optional.empty();
+    }
+    return parseBackingFile(output);
+  }
+
+  /**
+   * losetup's raw line {@code 12 \x20\x20254:0\x20} (it pads the number and escapes the padding) as an identity;
+   * empty for the blank columns of a free device.
+   */
+  static Optional<FileIdentity> parseBackingFile(String rawLine) {
+    String[] columns = rawLine.replace("\\x20", " ").strip().split("\\s+");
+    if (columns.length != 2 || !columns[0].matches("[0-9]{1,19}") || !columns[1].matches("[0-9]{1,10}:[0-9]{1,10}")) {
+      return Optional.empty();
+    }
+    return Optional.of(new FileIdentity(columns[1], Long.parseLong(columns[0])));
   }
 
   /** Makes the device pick up the new size of its backing file after the file grew. */

@@ -2,6 +2,7 @@ package io.awscsi.core.lifecycle;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -28,6 +29,12 @@ public final class NodeVolumeTracker {
   public VolumeState state(String volumeId) {
     Entry e = volumes.get(volumeId);
     return e == null ? VolumeState.UNKNOWN : e.state();
+  }
+
+  /** The volume this process staged at {@code path} and has not unstaged, if any. */
+  public Optional<String> stagedAt(String path) {
+    return volumes.entrySet().stream().filter(e -> path.equals(e.getValue().stagingPath())).map(Map.Entry::getKey)
+        .findFirst();
   }
 
   /** Decides a call; {@code path} is the staging path for NODE_STAGE/UNSTAGE and the target path otherwise. */

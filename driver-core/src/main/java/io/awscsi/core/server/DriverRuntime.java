@@ -3,6 +3,7 @@ package io.awscsi.core.server;
 import io.awscsi.core.csi.ControllerService;
 import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
+import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.inflight.InFlightGuard;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
@@ -14,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -44,15 +46,19 @@ public final class DriverRuntime implements AutoCloseable {
     this.sidecars = sidecars;
   }
 
-  /** {@code httpAddress} may be null (no HTTP endpoint). */
-  public static DriverRuntime start(DriverProvider provider, CsiEndpoint endpoint, InetSocketAddress httpAddress,
-      MetricsRegistry metrics, Duration shutdownGrace) throws IOException {
+  /**
+   * {@code httpAddress} may be null (no HTTP endpoint); {@code kubelet} is the directory the node's paths must lie
+   * below, and may be null only when the provider has no node.
+   */
+  public static DriverRuntime start(DriverProvider provider, KubeletDirectory kubelet, CsiEndpoint endpoint,
+      InetSocketAddress httpAddress, MetricsRegistry metrics, Duration shutdownGrace) throws IOException {
     InFlightGuard inFlight = new InFlightGuard();
     IdentityService identity = new IdentityService(provider);
     List<BindableService> services = new ArrayList<>();
     services.add(identity);
     provider.controller().ifPresent(c -> services.add(new ControllerService(c, inFlight)));
-    provider.node().ifPresent(n -> services.add(new NodeService(n, inFlight)));
+    provider.node().ifPresent(n -> services.add(new NodeService(n, inFlight,
+        Objects.requireNonNull(kubelet, "a node serves below a kubelet directory"))));
     CsiServer server = CsiServer.start(endpoint, services, List.of(new CallRecordingInterceptor(metrics)));
     List<InProcessSidecar> sidecars = new CopyOnWriteArrayList<>();
     HttpEndpoint http = null;

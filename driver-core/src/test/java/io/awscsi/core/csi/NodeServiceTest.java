@@ -2,6 +2,7 @@ package io.awscsi.core.csi;
 
 import static io.awscsi.core.testing.FailedCall.statusOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.google.common.util.concurrent.ListenableFuture;
@@ -30,7 +31,11 @@ import io.awscsi.core.testing.FakeNodeProvider;
 import io.awscsi.core.testing.FakeVolumePublisher;
 import io.awscsi.core.testing.FakeVolumeStager;
 import io.awscsi.core.testing.InProcessCsiServer;
+import io.awscsi.core.host.KubeletDirectory;
+import io.awscsi.core.metrics.MetricsRegistry;
 import io.grpc.Status;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -40,6 +45,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -432,6 +438,100 @@ class NodeServiceTest {
 
     assertThat(stager.staged()).isEmpty();
     assertThat(stager.unstaged()).isEmpty();
+    assertThat(publisher.published()).isEmpty();
+    assertThat(publisher.unpublished()).isEmpty();
+  }
+
+  // ---- confinement below the kubelet directory (issue 24 item 4) -------------------------------------------------
+
+  private NodeBlockingStub confinedNode(FakeNodeProvider provider, Path kubelet) throws IOException {
+    server = InProcessCsiServer.start(FakeDriver.nodeMode(provider), new MetricsRegistry(),
+        KubeletDirectory.resolve(kubelet));
+    return server.node();
+  }
+
+  /**
+   * Every path field of every node call, led outside the kubelet directory through a linked parent: refused with
+   * the field named (INVALID_ARGUMENT; NOT_FOUND for volume_path) before any provider part is called.
+   */
+  @Test
+  void pathsLeadingOutsideTheKubeletDirectoryNeverReachTheProvider(@TempDir Path tmp)
+      throws IOException {
+    Path kubelet = Files.createDirectories(tmp.resolve("kubelet"));
+    Path outside = Files.createDirectories(tmp.resolve("outside"));
+    Path evil = Files.createSymbolicLink(kubelet.resolve("evil"), outside);
+    String staging = kubelet.resolve("staging/globalmount").toString();
+    String target = kubelet.resolve("pods/p1/mount").toString();
+    String bad = evil.resolve("x").toString();
+    FakeNodeProvider provider = everyPart();
+    NodeBlockingStub n = confinedNode(provider, kubelet);
+    record Call(String field, Status.Code code, Consumer<NodeBlockingStub> call) {}
+    List<Call> calls = List.of(
+        new Call("staging_target_path", Status.Code.INVALID_ARGUMENT, c -> c.nodeStageVolume(stage(EXT4).toBuilder()
+            .setStagingTargetPath(bad).build())),
+        new Call("target_path", Status.Code.INVALID_ARGUMENT, c -> c.nodePublishVolume(publish(target, false)
+            .toBuilder().setStagingTargetPath(staging).setTargetPath(bad).build())),
+        new Call("staging_target_path", Status.Code.INVALID_ARGUMENT, c -> c.nodePublishVolume(publish(target, false)
+            .toBuilder().setStagingTargetPath(bad).build())),
+        new Call("target_path", Status.Code.INVALID_ARGUMENT, c -> c.nodeUnpublishVolume(unpublish(bad))),
+        new Call("staging_target_path", Status.Code.INVALID_ARGUMENT, c -> c.nodeUnstageVolume(unstage().toBuilder()
+            .setStagingTargetPath(bad).build())),
+        new Call("volume_path", Status.Code.NOT_FOUND, c -> c.nodeGetVolumeStats(NodeGetVolumeStatsRequest
+            .newBuilder().setVolumeId(VOL).setVolumePath(bad).build())),
+        new Call("volume_path", Status.Code.NOT_FOUND, c -> c.nodeExpandVolume(NodeExpandVolumeRequest.newBuilder()
+            .setVolumeId(VOL).setVolumePath(bad).build())),
+        new Call("staging_target_path", Status.Code.INVALID_ARGUMENT, c -> c.nodeExpandVolume(
+            NodeExpandVolumeRequest.newBuilder().setVolumeId(VOL).setVolumePath(target).setStagingTargetPath(bad)
+                .build())));
+    for (Call call : calls) {
+      Status status = Status.fromThrowable(catchThrowable(() -> call.call().accept(n)));
+      assertThat(status.getCode()).as(call.field()).isEqualTo(call.code());
+      assertThat(status.getDescription()).contains(call.field()).contains(outside.toRealPath().toString());
+    }
+    assertThat(stager.staged()).isEmpty();
+    assertThat(stager.unstaged()).isEmpty();
+    assertThat(publisher.published()).isEmpty();
+    assertThat(publisher.unpublished()).isEmpty();
+    assertThat(outside.resolve("x")).doesNotExist();
+  }
+
+  /** The providers see only resolved paths: a link inside the kubelet directory is followed once, here. */
+  @Test
+  void theProviderGetsTheResolvedPath(@TempDir Path tmp) throws IOException {
+    Path kubelet = Files.createDirectories(tmp.resolve("kubelet")).toRealPath();
+    Path pods = Files.createDirectories(kubelet.resolve("pods"));
+    Path alias = Files.createSymbolicLink(kubelet.resolve("alias"), pods);
+    Path link = Files.createSymbolicLink(tmp.resolve("kubelet-link"), kubelet);
+    NodeBlockingStub n = confinedNode(everyPart(), link);
+    String staging = link.resolve("staging/globalmount").toString();
+    n.nodeStageVolume(stage(EXT4).toBuilder().setStagingTargetPath(staging).build());
+    n.nodePublishVolume(publish(alias.resolve("p1/mount").toString(), false).toBuilder()
+        .setStagingTargetPath(staging).build());
+    assertThat(stager.staged().getFirst().stagingPath()).isEqualTo(kubelet.resolve("staging/globalmount"));
+    assertThat(publisher.published().getFirst().targetPath()).isEqualTo(pods.resolve("p1/mount"));
+    assertThat(publisher.published().getFirst().stagingPath()).isEqualTo(kubelet.resolve("staging/globalmount"));
+  }
+
+  /**
+   * A publish onto the staging path, inside it or around it -> INVALID_ARGUMENT naming target_path; an unpublish of
+   * the path a volume is staged at -> INVALID_ARGUMENT naming target_path; neither reaches the publisher.
+   */
+  @Test
+  void theStagingPathIsNeverATarget(@TempDir Path tmp) throws IOException {
+    Path kubelet = Files.createDirectories(tmp.resolve("kubelet")).toRealPath();
+    Path staging = kubelet.resolve("plugins/x/globalmount");
+    NodeBlockingStub n = confinedNode(everyPart(), kubelet);
+    n.nodeStageVolume(stage(EXT4).toBuilder().setStagingTargetPath(staging.toString()).build());
+    for (Path target : List.of(staging, staging.resolve("inside"), staging.getParent())) {
+      Status status = Status.fromThrowable(catchThrowable(() -> n.nodePublishVolume(
+          publish(target.toString(), false).toBuilder().setStagingTargetPath(staging.toString()).build())));
+      assertThat(status.getCode()).as(target.toString()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      assertThat(status.getDescription()).contains("target_path");
+    }
+    Status status = Status.fromThrowable(catchThrowable(() -> n.nodeUnpublishVolume(
+        unpublish(staging.toString()))));
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).contains("target_path").contains("staging_target_path of volume " + VOL);
     assertThat(publisher.published()).isEmpty();
     assertThat(publisher.unpublished()).isEmpty();
   }

@@ -1,5 +1,6 @@
 package io.awscsi.core.registration;
 
+import io.awscsi.core.host.KubeletDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -68,7 +69,7 @@ class KubeletRegistrationTest {
   void serve() throws IOException {
     log = LogCapture.start(Level.INFO);
     registry = dir.resolve("plugins_registry");
-    runtime = DriverRuntime.start(FakeDriver.nodeMode(new FakeNodeProvider()),
+    runtime = DriverRuntime.start(FakeDriver.nodeMode(new FakeNodeProvider()), new KubeletDirectory(Path.of("/")),
         new CsiEndpoint(dir.resolve("csi.sock")), new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
         new MetricsRegistry(), Duration.ofSeconds(1));
     http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -1,5 +1,6 @@
 package io.awscsi.core.server;
 
+import io.awscsi.core.host.KubeletDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import csi.v1.GetPluginInfoRequest;
@@ -43,7 +44,8 @@ class DriverRuntimeTest {
     Path socket = dir.resolve("csi.sock");
     MetricsRegistry metrics = new MetricsRegistry();
 
-    DriverRuntime runtime = DriverRuntime.start(driver, new CsiEndpoint(socket),
+    DriverRuntime runtime = DriverRuntime.start(driver, new KubeletDirectory(Path.of("/")),
+        new CsiEndpoint(socket),
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, Duration.ofSeconds(5));
     ManagedChannel channel = UnixSocketChannels.open(socket);
     try (HttpClient http = HttpClient.newHttpClient()) {
@@ -71,6 +73,7 @@ class DriverRuntimeTest {
   void healthzFailsOnceTheCsiSocketFileIsGoneAsTheLivenessProbeSidecarWouldNotice() throws Exception {
     Path socket = dir.resolve("csi.sock");
     try (DriverRuntime runtime = DriverRuntime.start(FakeDriver.nodeMode(new FakeNodeProvider()),
+        new KubeletDirectory(Path.of("/")),
         new CsiEndpoint(socket), new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), new MetricsRegistry(),
         Duration.ofSeconds(1)); HttpClient http = HttpClient.newHttpClient()) {
       HttpRequest healthz = HttpRequest.newBuilder(
@@ -89,7 +92,8 @@ class DriverRuntimeTest {
   @Test
   void withoutAnHttpAddressOnlyTheSocketIsServed() throws Exception {
     DriverProvider driver = FakeDriver.nodeMode(new FakeNodeProvider());
-    try (DriverRuntime runtime = DriverRuntime.start(driver, new CsiEndpoint(dir.resolve("csi.sock")), null,
+    try (DriverRuntime runtime = DriverRuntime.start(driver, new KubeletDirectory(Path.of("/")),
+        new CsiEndpoint(dir.resolve("csi.sock")), null,
         new MetricsRegistry(), Duration.ofSeconds(1))) {
       assertThat(runtime.httpAddress()).isNull();
       assertThat(runtime.endpoint().socketPath()).isEqualTo(dir.resolve("csi.sock"));

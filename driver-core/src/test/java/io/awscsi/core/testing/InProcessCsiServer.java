@@ -6,6 +6,7 @@ import csi.v1.NodeGrpc;
 import io.awscsi.core.csi.ControllerService;
 import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
+import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.inflight.InFlightGuard;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
@@ -17,6 +18,7 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +49,11 @@ public final class InProcessCsiServer implements AutoCloseable {
   }
 
   public static InProcessCsiServer start(DriverProvider driver, MetricsRegistry metrics) {
+    // The whole tree as the kubelet directory: the node's paths are confined by NodeServiceTest's own server.
+    return start(driver, metrics, new KubeletDirectory(Path.of("/")));
+  }
+
+  public static InProcessCsiServer start(DriverProvider driver, MetricsRegistry metrics, KubeletDirectory kubelet) {
     String name = InProcessServerBuilder.generateName();
     InFlightGuard inFlight = new InFlightGuard();
     CallRecordingInterceptor recording = new CallRecordingInterceptor(metrics);
@@ -56,7 +63,7 @@ public final class InProcessCsiServer implements AutoCloseable {
     driver.controller().ifPresent(c ->
         builder.addService(ServerInterceptors.intercept(new ControllerService(c, inFlight), recording)));
     driver.node().ifPresent(n ->
-        builder.addService(ServerInterceptors.intercept(new NodeService(n, inFlight), recording)));
+        builder.addService(ServerInterceptors.intercept(new NodeService(n, inFlight, kubelet), recording)));
     Server server;
     try {
       server = builder.build().start();

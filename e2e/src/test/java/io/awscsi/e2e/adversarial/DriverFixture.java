@@ -70,6 +70,7 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
     DriverDistribution.home(); // assemble (or find) it first: a missing build fails here with what to run
     // Short: socket paths are limited to 107 bytes.
     work = Files.createTempDirectory(Path.of("/tmp"), "adv-");
+    Files.createDirectories(kubeletDir());
     aws = LocalAws.start(profile);
   }
 
@@ -121,7 +122,7 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
   /**
    * A driver process, not started: {@code --driver}, {@code --mode}, {@code --endpoint} on {@code <work>/<name>.sock}
    * and, unless {@code extraArgs} choose their own, the loop-device backend (EBS) or the local stand-in (EFS) under
-   * the work directory, then {@code extraArgs}. The name is {@code ebs-node}, {@code efs-all}, ... (a counter added
+   * the work directory, {@code --kubelet-dir} {@link #kubeletDir()}, then {@code extraArgs}. The name is {@code ebs-node}, {@code efs-all}, ... (a counter added
    * when one is taken).
    */
   public DriverProcess process(Driver driver, Mode mode, String... extraArgs) {
@@ -139,6 +140,9 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
     }
     if (driver == Driver.EFS && !extras.contains("--efs-mount-backend")) {
       command.addAll(List.of("--efs-mount-backend", "local", "--efs-local-root", efsLocalRoot().toString()));
+    }
+    if (!extras.contains("--kubelet-dir")) {
+      command.addAll(List.of("--kubelet-dir", kubeletDir().toString()));
     }
     command.addAll(extras);
     DriverProcess p = new DriverProcess(name, command, environment(), socketOf(name), work.resolve(name + ".log"));
@@ -198,8 +202,25 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
     return work.resolve("efs-root");
   }
 
-  /** A fresh, empty directory below the work directory (for staging and target paths of one test). */
+  /**
+   * The directory that plays the kubelet's for every process of this fixture ({@code --kubelet-dir}): staging and
+   * target paths lie below it.
+   */
+  public Path kubeletDir() {
+    return work.resolve("kubelet");
+  }
+
+  /** A fresh, empty directory below the kubelet directory (for staging and target paths of one test). */
   public Path newDirectory(String prefix) {
+    try {
+      return Files.createTempDirectory(kubeletDir(), prefix);
+    } catch (IOException e) {
+      throw new AssertionError("cannot create a directory under " + kubeletDir(), e);
+    }
+  }
+
+  /** A fresh, empty directory below the work directory but outside the kubelet directory: the host's, to a node. */
+  public Path newDirectoryOutsideKubelet(String prefix) {
     try {
       return Files.createTempDirectory(work, prefix);
     } catch (IOException e) {

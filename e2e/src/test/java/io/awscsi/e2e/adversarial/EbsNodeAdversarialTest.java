@@ -3,6 +3,7 @@ package io.awscsi.e2e.adversarial;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import csi.v1.ControllerUnpublishVolumeRequest;
 import csi.v1.NodeExpandVolumeRequest;
 import csi.v1.NodeGetVolumeStatsRequest;
 import csi.v1.NodePublishVolumeRequest;
@@ -82,6 +83,23 @@ class EbsNodeAdversarialTest {
     NodePublishVolumeRequest.Builder b = NodePublishVolumeRequest.newBuilder().setVolumeId(id)
         .setTargetPath(target.toString()).setVolumeCapability(cap).setReadonly(readonly);
     return staging == null ? b : b.setStagingTargetPath(staging.toString());
+  }
+
+  /**
+   * Tears a volume down on this node and detaches it (its target and staging path may be null), so the cases that
+   * end with it leave the instance's attachment limit to the others.
+   */
+  private static void release(AttachedVolume v, Path staging, Path target) {
+    if (target != null) {
+      CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder()
+          .setVolumeId(v.volumeId()).setTargetPath(target.toString()).build()));
+    }
+    if (staging != null) {
+      CsiAssert.ok(() -> ebs.node().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder()
+          .setVolumeId(v.volumeId()).setStagingTargetPath(staging.toString()).build()));
+    }
+    CsiAssert.ok(() -> ebs.controller().controllerUnpublishVolume(ControllerUnpublishVolumeRequest.newBuilder()
+        .setVolumeId(v.volumeId()).setNodeId(FX.nodeId()).build()));
   }
 
   // ---- item 3: one id parser at the edge ------------------------------------------------------------------------
@@ -195,9 +213,9 @@ class EbsNodeAdversarialTest {
   // ---- item 5: staging identity ---------------------------------------------------------------------------------
 
   /**
-   * NodePublishVolume of an attached but never staged volume with staging_target_path "/" (the host's root), with
-   * another volume's staging path, and with /proc -> FAILED_PRECONDITION naming staging_target_path; nothing is
-   * mounted at the target.
+   * NodePublishVolume of an attached but never staged volume with another volume's staging path ->
+   * FAILED_PRECONDITION naming staging_target_path; with "/" (the host's root) or /proc, outside the kubelet
+   * directory -> INVALID_ARGUMENT naming it; nothing is mounted at the target.
    */
   @Test
   void publishFromAStagingPathThatIsNotTheVolumesIsRefused() throws IOException {
@@ -205,8 +223,9 @@ class EbsNodeAdversarialTest {
     AttachedVolume v = attached(EXT4);
     for (Path staging : new Path[] {Path.of("/"), other.staging(), Path.of("/proc")}) {
       Path target = FX.newDirectory("pod-").resolve("mount");
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "staging_target_path", () -> ebs.node().nodePublishVolume(
-          publish(v.volumeId(), staging, target, EXT4, false).build()));
+      CsiAssert.refused(staging.equals(other.staging()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "staging_target_path", () -> ebs.node().nodePublishVolume(
+              publish(v.volumeId(), staging, target, EXT4, false).build()));
       assertThat(HostCommands.mountAt(target)).as("mounted from " + staging).isEmpty();
     }
   }
@@ -291,9 +310,10 @@ class EbsNodeAdversarialTest {
   // ---- item 12b and hostile target paths ------------------------------------------------------------------------
 
   /**
-   * NodePublishVolume of a mount volume onto a regular file, onto a symbolic link to a directory, or below /dev, and
-   * of a block volume onto a directory -> FAILED_PRECONDITION naming target_path (never INTERNAL with mount's text);
-   * NodeStageVolume onto a symbolic link -> FAILED_PRECONDITION naming staging_target_path. Nothing is mounted.
+   * NodePublishVolume of a mount volume onto a regular file or onto a symbolic link to a directory, and of a block
+   * volume onto a directory -> FAILED_PRECONDITION naming target_path (never INTERNAL with mount's text); below /dev
+   * (outside the kubelet directory) -> INVALID_ARGUMENT naming it; NodeStageVolume onto a symbolic link ->
+   * FAILED_PRECONDITION naming staging_target_path. Nothing is mounted.
    */
   @Test
   void pathsThatCannotHoldTheMountAreRefused() throws IOException {
@@ -302,9 +322,10 @@ class EbsNodeAdversarialTest {
     Path file = Files.writeString(dir.resolve("file"), "not a directory");
     Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
     Path link = Files.createSymbolicLink(dir.resolve("link"), elsewhere);
-    for (Path target : new Path[] {file, link, Path.of("/dev/aws-csi-adversarial-" + ProcessHandle.current().pid())}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodePublishVolume(
-          publish(p.id(), p.staging(), target, EXT4, false).build()));
+    Path underDev = Path.of("/dev/aws-csi-adversarial-" + ProcessHandle.current().pid());
+    for (Path target : new Path[] {file, link, underDev}) {
+      CsiAssert.refused(target == underDev ? Code.INVALID_ARGUMENT : Code.FAILED_PRECONDITION, "target_path",
+          () -> ebs.node().nodePublishVolume(publish(p.id(), p.staging(), target, EXT4, false).build()));
       assertThat(HostCommands.mountAt(target)).isEmpty();
       assertThat(HostCommands.mountAt(elsewhere)).isEmpty();
     }
@@ -321,16 +342,17 @@ class EbsNodeAdversarialTest {
   }
 
   /**
-   * NodeUnpublishVolume / NodeUnstageVolume of one volume naming another volume's target or staging path, the host's
-   * root or /proc -> FAILED_PRECONDITION, nothing unmounted; naming a regular file with data -> FAILED_PRECONDITION,
-   * the file kept.
+   * NodeUnpublishVolume / NodeUnstageVolume of one volume naming another volume's target or staging path ->
+   * FAILED_PRECONDITION; the host's root or /proc (outside the kubelet directory) -> INVALID_ARGUMENT; nothing
+   * unmounted; naming a regular file with data -> FAILED_PRECONDITION, the file kept.
    */
   @Test
   void tearDownsNeverTouchWhatIsNotTheVolumes() throws IOException {
     Published mine = published("mine");
     Published other = published("other");
     for (Path path : new Path[] {other.target(), Path.of("/"), Path.of("/proc")}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> ebs.node().nodeUnpublishVolume(
+      CsiAssert.refused(path.equals(other.target()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "target_path", () -> ebs.node().nodeUnpublishVolume(
           NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id()).setTargetPath(path.toString()).build()));
     }
     Path file = Files.writeString(FX.newDirectory("victim-").resolve("notes"), "keep me");
@@ -340,7 +362,8 @@ class EbsNodeAdversarialTest {
     CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(mine.id())
         .setTargetPath(mine.target().toString()).build()));
     for (Path path : new Path[] {other.staging(), Path.of("/"), Path.of("/proc")}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "staging_target_path", () -> ebs.node().nodeUnstageVolume(
+      CsiAssert.refused(path.equals(other.staging()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "staging_target_path", () -> ebs.node().nodeUnstageVolume(
           NodeUnstageVolumeRequest.newBuilder().setVolumeId(mine.id()).setStagingTargetPath(path.toString())
               .build()));
     }
@@ -351,5 +374,150 @@ class EbsNodeAdversarialTest {
     CsiAssert.ok(() -> ebs.node().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(mine.id())
         .setStagingTargetPath(mine.staging().toString()).build()));
     assertThat(HostCommands.mountAt(mine.staging())).isEmpty();
+  }
+
+  // ---- issue 24 item 4: node paths through symbolic links, staging path as a target ---------------------------
+
+  /**
+   * A directory of the kubelet's tree replaced by a symbolic link to a host directory outside it. NodeStageVolume,
+   * NodePublishVolume, NodeUnpublishVolume, NodeUnstageVolume through it -> INVALID_ARGUMENT naming the path's field;
+   * NodeGetVolumeStats / NodeExpandVolume -> NOT_FOUND naming volume_path. Nothing is created, formatted, mounted or
+   * unmounted outside (a tmpfs mounted there stays). A link whose target stays inside the kubelet directory is
+   * followed once, and the mount lands at the resolved path.
+   */
+  @Test
+  void pathsThroughALinkedParentNeverLeaveTheKubeletDirectory() throws IOException {
+    Published p = published("mine");
+    Path outside = FX.newDirectoryOutsideKubelet("host-");
+    Path hostMount = Files.createDirectories(outside.resolve("mnt"));
+    HostCommands.run("mount", "-t", "tmpfs", "-o", "size=1m", "adv-host", hostMount.toString());
+    try {
+      Path dir = FX.newDirectory("linked-");
+      Path link = Files.createSymbolicLink(dir.resolve("volumes"), outside);
+      // The volumes of the suite are few (the instance's attachment limit): the published one is named throughout.
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodeStageVolume(
+          NodeStageVolumeRequest.newBuilder().setVolumeId(p.id()).putAllPublishContext(p.volume().publishContext())
+              .setStagingTargetPath(link.resolve("globalmount").toString()).setVolumeCapability(EXT4).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
+          publish(p.id(), p.staging(), link.resolve("pod/mount"), EXT4, false).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodePublishVolume(
+          publish(p.id(), link.resolve("globalmount"), FX.newDirectory("pod-").resolve("mount"), EXT4, false)
+              .build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
+          publish(p.id(), FX.newDirectory("staging-"), link.resolve("block"), BLOCK, false)
+              .putAllPublishContext(p.volume().publishContext()).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodeUnpublishVolume(
+          NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id()).setTargetPath(link.resolve("mnt").toString())
+              .build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "staging_target_path", () -> ebs.node().nodeUnstageVolume(
+          NodeUnstageVolumeRequest.newBuilder().setVolumeId(p.id()).setStagingTargetPath(link.resolve("mnt")
+              .toString()).build()));
+      CsiAssert.refused(Code.NOT_FOUND, "volume_path", () -> ebs.node().nodeGetVolumeStats(
+          NodeGetVolumeStatsRequest.newBuilder().setVolumeId(p.id()).setVolumePath(link.resolve("mnt").toString())
+              .build()));
+      CsiAssert.refused(Code.NOT_FOUND, "volume_path", () -> ebs.node().nodeExpandVolume(
+          NodeExpandVolumeRequest.newBuilder().setVolumeId(p.id()).setVolumePath(link.resolve("mnt").toString())
+              .build()));
+      try (var listing = Files.list(outside)) {
+        assertThat(listing.map(Path::getFileName).map(Path::toString)).containsExactly("mnt");
+      }
+      assertThat(HostCommands.mountAt(hostMount)).as("the host's tmpfs").isPresent();
+      assertThat(HostCommands.mountInfo()).noneMatch(line -> line.contains(" " + outside + "/")
+          && !line.contains(" " + hostMount + " "));
+      // A link that stays inside the kubelet directory is followed once: the bind lands at the resolved path.
+      Path pod = FX.newDirectory("pod-");
+      Path alias = Files.createSymbolicLink(FX.newDirectory("alias-").resolve("pod"), pod);
+      CsiAssert.ok(() -> ebs.node().nodePublishVolume(publish(p.id(), p.staging(), alias.resolve("mount"), EXT4,
+          false).build()));
+      assertThat(Files.readString(pod.resolve("mount/data.txt"))).isEqualTo("mine");
+      CsiAssert.ok(() -> ebs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id())
+          .setTargetPath(alias.resolve("mount").toString()).build()));
+      assertThat(HostCommands.mountAt(pod.resolve("mount"))).isEmpty();
+      release(p.volume(), p.staging(), p.target());
+    } finally {
+      HostCommands.run("umount", hostMount.toString());
+    }
+  }
+
+  /**
+   * The staging path is never a target: NodeUnpublishVolume naming a volume's staging path -> INVALID_ARGUMENT naming
+   * target_path, the staged file system stays mounted; NodePublishVolume with the target equal to the staging path,
+   * inside it or around it -> INVALID_ARGUMENT naming target_path, nothing mounted (never OK with nothing bound).
+   */
+  @Test
+  void theStagingPathIsNeverATarget() throws IOException {
+    Published p = published("staged data");
+    CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodeUnpublishVolume(
+        NodeUnpublishVolumeRequest.newBuilder().setVolumeId(p.id()).setTargetPath(p.staging().toString()).build()));
+    assertThat(HostCommands.mountAt(p.staging())).as("the staging mount").isPresent();
+    assertThat(Files.readString(p.target().resolve("data.txt"))).isEqualTo("staged data");
+    Path staging = p.staging();
+    for (Path target : new Path[] {staging, staging.resolve("inside"), staging.getParent()}) {
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> ebs.node().nodePublishVolume(
+          publish(p.id(), staging, target, EXT4, false).build()));
+    }
+    assertThat(staging.resolve("inside")).doesNotExist();
+    assertThat(HostCommands.mountInfo().stream().filter(line -> line.contains(" " + staging + " ")
+        || line.contains(" " + staging.getParent() + " "))).as("the staging mount alone").hasSize(1);
+    release(p.volume(), p.staging(), p.target());
+  }
+
+  // ---- issue 24 item 5: loop identity is the backing file itself ------------------------------------------------
+
+  /**
+   * Loop devices attached in a mount namespace of their own, where another directory is bound over the driver's
+   * loop state, over files named {@code volumes/<vol>.img} with the volume's size: by name and size they are the
+   * volume's. NodeStageVolume of an attached volume with such a device as devicePath -> OK, staged
+   * on the volume's own device; of a made-up volume id with its foreign device -> UNAVAILABLE. Neither foreign
+   * device is mounted or formatted.
+   */
+  @Test
+  void aForeignLoopDeviceWithTheVolumesNameAndSizeIsNotTheVolume() throws IOException {
+    AttachedVolume v = attached(EXT4);
+    Path state = FX.loopStateDir();
+    long size = Files.size(state.resolve("volumes").resolve(v.volumeId() + ".img"));
+    Path foreignState = FX.newDirectoryOutsideKubelet("foreign-state-");
+    Files.createDirectories(foreignState.resolve("volumes"));
+    String madeUp = "vol-0000000000000beef";
+    for (String id : new String[] {v.volumeId(), madeUp}) {
+      try (RandomAccessFile f = new RandomAccessFile(foreignState.resolve("volumes/" + id + ".img").toFile(), "rw")) {
+        f.setLength(size);
+      }
+    }
+    String script = "mount --bind " + foreignState + " " + state
+        + " && losetup --find --show " + state.resolve("volumes/" + v.volumeId() + ".img")
+        + " && losetup --find --show " + state.resolve("volumes/" + madeUp + ".img");
+    var foreign = HostCommands.run("unshare", "--mount", "--propagation", "private", "sh", "-c", script).lines()
+        .map(String::strip).filter(l -> l.startsWith("/dev/")).map(Path::of).toList();
+    try {
+      assertThat(foreign).hasSize(2);
+      // Once that namespace is gone the kernel reports the names below the bound directory: /volumes/<vol>.img, as
+      // for this state's own files attached in another container through a bind mount of the state.
+      String[] ids = {v.volumeId(), madeUp};
+      for (int i = 0; i < 2; i++) {
+        assertThat(Files.readString(Path.of("/sys/block").resolve(foreign.get(i).getFileName())
+            .resolve("loop/backing_file")).strip()).as("the name the kernel reports")
+            .endsWith("/volumes/" + ids[i] + ".img");
+      }
+      Path staging = FX.newDirectory("staging-").resolve("globalmount");
+      CsiAssert.ok(() -> ebs.node().nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(v.volumeId())
+          .putAllPublishContext(v.publishContext()).putPublishContext("devicePath", foreign.get(0).toString())
+          .setStagingTargetPath(staging.toString()).setVolumeCapability(EXT4).build()));
+      assertThat(HostCommands.mountAt(staging).orElseThrow()).doesNotContain(" " + foreign.get(0) + " ");
+      Path other = FX.newDirectory("staging-").resolve("globalmount");
+      CsiAssert.refused(Code.UNAVAILABLE, madeUp, () -> ebs.node().nodeStageVolume(NodeStageVolumeRequest
+          .newBuilder().setVolumeId(madeUp).putPublishContext("devicePath", foreign.get(1).toString())
+          .setStagingTargetPath(other.toString()).setVolumeCapability(EXT4).build()));
+      assertThat(HostCommands.mountAt(other)).isEmpty();
+      for (Path device : foreign) {
+        assertThat(HostCommands.fsTypeOn(device)).as(device + " never formatted").isEmpty();
+        assertThat(HostCommands.mountInfo()).noneMatch(line -> line.contains(" " + device + " "));
+      }
+      release(v, staging, null);
+    } finally {
+      for (Path device : foreign) {
+        HostCommands.run("losetup", "-d", device.toString());
+      }
+    }
   }
 }

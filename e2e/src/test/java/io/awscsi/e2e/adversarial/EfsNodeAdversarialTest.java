@@ -116,17 +116,18 @@ class EfsNodeAdversarialTest {
   // ---- item 6: target identity ----------------------------------------------------------------------------------
 
   /**
-   * NodePublishVolume onto "/", onto a target where another file system (a tmpfs) is mounted, and onto another EFS
-   * volume's target -> ALREADY_EXISTS naming target_path (never OK with nothing mounted); a repeat of a publish that
-   * succeeded -> OK; the same target read-only -> ALREADY_EXISTS.
+   * NodePublishVolume onto a target where another file system (a tmpfs) is mounted, and onto another EFS volume's
+   * target -> ALREADY_EXISTS naming target_path (never OK with nothing mounted); onto "/" (outside the kubelet
+   * directory) -> INVALID_ARGUMENT naming it; a repeat of a publish that succeeded -> OK; the same target read-only
+   * -> ALREADY_EXISTS.
    */
   @Test
   void idempotencyComparesWhatIsMountedAtTheTarget() throws IOException {
     String id = accessPointVolume();
     Path otherTarget = published(accessPointVolume(), "other");
     for (Path target : new Path[] {Path.of("/"), tmpfs(), otherTarget}) {
-      CsiAssert.refused(Code.ALREADY_EXISTS, "target_path", () -> efs.node().nodePublishVolume(
-          publish(id, target, RWX, false).build()));
+      CsiAssert.refused(target.equals(Path.of("/")) ? Code.INVALID_ARGUMENT : Code.ALREADY_EXISTS, "target_path",
+          () -> efs.node().nodePublishVolume(publish(id, target, RWX, false).build()));
     }
     assertThat(Files.readString(otherTarget.resolve("data.txt"))).isEqualTo("other");
     Path mine = published(id, "mine");
@@ -137,8 +138,8 @@ class EfsNodeAdversarialTest {
   }
 
   /**
-   * NodeUnpublishVolume of one volume at another volume's target, at a tmpfs, at "/" or /proc -> FAILED_PRECONDITION
-   * naming target_path; nothing is unmounted.
+   * NodeUnpublishVolume of one volume at another volume's target or at a tmpfs -> FAILED_PRECONDITION naming
+   * target_path; at "/" or /proc (outside the kubelet directory) -> INVALID_ARGUMENT naming it; nothing is unmounted.
    */
   @Test
   void unpublishUnmountsOnlyTheVolume() throws IOException {
@@ -146,8 +147,9 @@ class EfsNodeAdversarialTest {
     Path otherTarget = published(accessPointVolume(), "other");
     Path tmpfs = tmpfs();
     for (Path target : new Path[] {otherTarget, tmpfs, Path.of("/"), Path.of("/proc")}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> efs.node().nodeUnpublishVolume(
-          NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(target.toString()).build()));
+      CsiAssert.refused(target.startsWith(FX.kubeletDir()) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+          "target_path", () -> efs.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder()
+              .setVolumeId(id).setTargetPath(target.toString()).build()));
     }
     assertThat(Files.readString(otherTarget.resolve("data.txt"))).isEqualTo("other");
     assertThat(HostCommands.mountAt(tmpfs)).isPresent();
@@ -199,8 +201,9 @@ class EfsNodeAdversarialTest {
   // ---- item 12b and hostile targets -----------------------------------------------------------------------------
 
   /**
-   * NodePublishVolume onto a regular file, a symbolic link to a directory, or a path below /dev ->
-   * FAILED_PRECONDITION naming target_path (never INTERNAL with mount's text); nothing is mounted.
+   * NodePublishVolume onto a regular file or a symbolic link to a directory -> FAILED_PRECONDITION naming
+   * target_path (never INTERNAL with mount's text); below /dev (outside the kubelet directory) -> INVALID_ARGUMENT
+   * naming it; nothing is mounted.
    */
   @Test
   void targetsThatCannotHoldTheMountAreRefused() throws IOException {
@@ -211,11 +214,66 @@ class EfsNodeAdversarialTest {
     Path link = Files.createSymbolicLink(dir.resolve("link"), elsewhere);
     Path underDev = Path.of("/dev/aws-csi-adversarial-efs-" + ProcessHandle.current().pid());
     for (Path target : new Path[] {file, link, underDev}) {
-      CsiAssert.refused(Code.FAILED_PRECONDITION, "target_path", () -> efs.node().nodePublishVolume(
-          publish(id, target, RWX, false).build()));
+      CsiAssert.refused(target == underDev ? Code.INVALID_ARGUMENT : Code.FAILED_PRECONDITION, "target_path",
+          () -> efs.node().nodePublishVolume(publish(id, target, RWX, false).build()));
     }
     assertThat(HostCommands.mountAt(elsewhere)).isEmpty();
     assertThat(underDev).doesNotExist();
     assertThat(Files.readString(file)).isEqualTo("not a directory");
+  }
+
+  // ---- issue 24 item 4: node paths through symbolic links --------------------------------------------------------
+
+  /**
+   * A directory of the kubelet's tree replaced by a symbolic link to a host directory outside it.
+   * NodePublishVolume through it -> INVALID_ARGUMENT naming target_path, nothing created or mounted outside;
+   * NodeUnpublishVolume through it -> INVALID_ARGUMENT, the host's tmpfs there stays mounted; NodeGetVolumeStats
+   * through it -> NOT_FOUND naming volume_path.
+   */
+  @Test
+  void pathsThroughALinkedParentNeverLeaveTheKubeletDirectory() throws IOException {
+    String id = accessPointVolume();
+    Path mine = published(id, "mine");
+    Path outside = FX.newDirectoryOutsideKubelet("host-");
+    Path hostMount = Files.createDirectories(outside.resolve("mnt"));
+    HostCommands.run("mount", "-t", "tmpfs", "-o", "size=1m", "adv-host", hostMount.toString());
+    try {
+      Path link = Files.createSymbolicLink(FX.newDirectory("linked-").resolve("volumes"), outside);
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> efs.node().nodePublishVolume(
+          publish(id, link.resolve("pod/mount"), RWX, false).build()));
+      CsiAssert.refused(Code.INVALID_ARGUMENT, "target_path", () -> efs.node().nodeUnpublishVolume(
+          NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(link.resolve("mnt").toString())
+              .build()));
+      CsiAssert.refused(Code.NOT_FOUND, "volume_path", () -> efs.node().nodeGetVolumeStats(
+          NodeGetVolumeStatsRequest.newBuilder().setVolumeId(id).setVolumePath(link.resolve("mnt").toString())
+              .build()));
+      try (var listing = Files.list(outside)) {
+        assertThat(listing.map(Path::getFileName).map(Path::toString)).containsExactly("mnt");
+      }
+      assertThat(HostCommands.mountAt(hostMount)).as("the host's tmpfs").isPresent();
+      assertThat(Files.readString(mine.resolve("data.txt"))).isEqualTo("mine");
+    } finally {
+      HostCommands.run("umount", hostMount.toString());
+    }
+  }
+
+  /**
+   * A node whose --kubelet-dir is itself a symbolic link (the kubelet's directory kept on another disk) keeps
+   * working: a publish below the link -> OK, mounted at the resolved path, and its unpublish -> OK.
+   */
+  @Test
+  void aKubeletDirectoryThatIsALinkKeepsWorking() throws IOException {
+    Path linkedKubelet = Files.createSymbolicLink(FX.newDirectoryOutsideKubelet("kubelet-link-").resolve("kubelet"),
+        FX.kubeletDir());
+    DriverProcess node = FX.start(Driver.EFS, DriverFixture.Mode.NODE, "--kubelet-dir", linkedKubelet.toString());
+    String id = accessPointVolume();
+    Path pod = FX.newDirectory("pod-");
+    Path target = linkedKubelet.resolve(pod.getFileName()).resolve("mount");
+    CsiAssert.ok(() -> node.node().nodePublishVolume(publish(id, target, RWX, false).build()));
+    assertThat(HostCommands.mountAt(pod.resolve("mount"))).as("mounted at the resolved path").isPresent();
+    Files.writeString(pod.resolve("mount/data.txt"), "through the link");
+    CsiAssert.ok(() -> node.node().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+        .setTargetPath(target.toString()).build()));
+    assertThat(HostCommands.mountAt(pod.resolve("mount"))).isEmpty();
   }
 }

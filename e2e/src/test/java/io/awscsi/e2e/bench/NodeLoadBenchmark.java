@@ -169,7 +169,9 @@ public final class NodeLoadBenchmark {
   private static Process start(Path dist, LocalAws aws, Path work, String mode, Path socket) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
         "--mode", mode, "--endpoint", "unix://" + socket, "--device-backend", "loop",
-        "--loop-state-dir", work.resolve("loop").toString(), "--log-level", "warn")
+        "--loop-state-dir", work.resolve("loop").toString(), "--log-level", "warn",
+        // Its staging and target paths lie below the work directory, which plays the kubelet's.
+        "--kubelet-dir", work.toString())
         .redirectErrorStream(true).redirectOutput(work.resolve(mode + ".log").toFile());
     pb.environment().putAll(aws.driverEnvironment());
     pb.environment().put("DISABLE_TAINT_WATCHER", "true");

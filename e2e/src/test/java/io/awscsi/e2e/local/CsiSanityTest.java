@@ -38,7 +38,7 @@ class CsiSanityTest {
   private static CsiSanityRun.Result run(Driver driver) throws Exception {
     String label = driver.name().toLowerCase();
     Path work = Files.createTempDirectory(Path.of("/tmp"), "sanity-" + label + "-");
-    try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), Set.of(driver), RealismProfile.fast(),
+    try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), work, Set.of(driver), RealismProfile.fast(),
         System.getenv())) {
       return driver == Driver.EBS
           ? CsiSanityRun.run(local, driver, work, CsiSanityRun.EBS_PARAMETERS, CsiSanityRun.EBS_MUTABLE_PARAMETERS,

@@ -30,7 +30,7 @@ class LocalLifecycleTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
     List<String> loopsBefore = LoopDeviceList.backedBy(work);
-    try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), Set.of(Driver.EBS, Driver.EFS),
+    try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), work.resolve("rt"), Set.of(Driver.EBS, Driver.EFS),
         RealismProfile.fast(), System.getenv())) {
       LifecycleWalkthrough walk = new LifecycleWalkthrough(local.aws(), work.resolve("rt"), out);
       walk.runEbs(local.endpoint(Driver.EBS));

@@ -35,7 +35,7 @@ class LocalStackCsiSanityTest {
       driverEnv.putAll(localStack.driverEnvironment());
       LocalAws aws = LocalAws.attach(localStack.endpoint(), RealismProfile.fast(), Set.of(Driver.EBS));
       CsiSanityRun.Result r;
-      try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), Set.of(Driver.EBS), aws, driverEnv)) {
+      try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), work, Set.of(Driver.EBS), aws, driverEnv)) {
         r = CsiSanityRun.run(local, Driver.EBS, work, CsiSanityRun.EBS_PARAMETERS,
             CsiSanityRun.EBS_MUTABLE_PARAMETERS, "ebs-localstack");
       }

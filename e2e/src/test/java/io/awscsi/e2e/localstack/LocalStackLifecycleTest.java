@@ -54,7 +54,7 @@ class LocalStackLifecycleTest {
       Set<String> made = new HashSet<>();
       String instanceId;
       LocalAws aws = LocalAws.attach(localStack.endpoint(), RealismProfile.fast(), localStack.drivers());
-      try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), localStack.drivers(), aws, driverEnv)) {
+      try (LocalRuntime local = LocalRuntime.start(work.resolve("rt"), work.resolve("rt"), localStack.drivers(), aws, driverEnv)) {
         LifecycleWalkthrough walk = new LifecycleWalkthrough(local.aws(), work.resolve("rt"),
             new PrintStream(printed, true, StandardCharsets.UTF_8));
         walk.runEbs(local.endpoint(Driver.EBS));

@@ -87,12 +87,15 @@ public final class LoopDeviceBackend implements AutoCloseable {
 
   /**
    * The locator the node side uses for these devices: a device is this backend's volume only when its backing file
-   * is that volume's file in this state directory; a loop device of anyone else has no identity and is never used.
+   * is that volume's file in this state directory (the same device and inode, whatever name the kernel shows); a loop
+   * device of anyone else has no identity and is never used.
    */
   public NvmeDeviceLocator locator(Duration wait) {
     var sysBlock = Path.of("/sys/block");
-    return new NvmeDeviceLocator(byIdDirectory, sysBlock, Path.of("/dev"),
-        new LoopBackingFileReader(sysBlock, volumesDirectory), name -> false, wait, Duration.ofMillis(50));
+    var dev = Path.of("/dev");
+    return new NvmeDeviceLocator(byIdDirectory, sysBlock, dev,
+        new LoopBackingFileReader(sysBlock, volumesDirectory, name -> loops.backingFileOf(dev.resolve(name))),
+        name -> false, wait, Duration.ofMillis(50));
   }
 
   /**
