@@ -194,6 +194,11 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
         throw DriverException.invalidArgument("target_path", target + " is the staging_target_path of volume "
             + staged + ", not a published target; NodeUnstageVolume unmounts it");
       });
+      if (kubelet.isStagingPath(target)) {
+        // The same after a restart, when this process no longer knows what it staged: the kubelet's layout says it.
+        throw DriverException.invalidArgument("target_path", target + " is where the kubelet stages volumes, not a"
+            + " published target; NodeUnstageVolume unmounts it");
+      }
       try (var lease = inFlight.acquire(volumeId, "NodeUnpublishVolume")) {
         rejectIfRefused(Operation.NODE_UNPUBLISH, volumeId, target.toString());
         provider.publisher().unpublish(volumeId, target);

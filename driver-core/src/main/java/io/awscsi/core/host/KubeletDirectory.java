@@ -100,4 +100,28 @@ public record KubeletDirectory(Path root) {
     }
     return new Resolution.Inside(resolved);
   }
+
+  /**
+   * Whether {@code resolved} (a path {@link #locate} placed inside) is where the kubelet stages CSI volumes:
+   * {@code plugins/kubernetes.io/csi/<driver>/<hash>/globalmount} for file systems and
+   * {@code plugins/kubernetes.io/csi/volumeDevices/staging/<pv>} for block volumes (the kubelet's csi plugin
+   * layout, unchanged since Kubernetes 1.14 apart from the driver directory of 1.24). The node asks this, not only
+   * what it staged itself, so the answer holds after a restart; publish targets never lie there.
+   */
+  public boolean isStagingPath(Path resolved) {
+    if (!resolved.startsWith(root)) {
+      return false;
+    }
+    Path relative = root.relativize(resolved);
+    Path csi = Path.of("plugins", "kubernetes.io", "csi");
+    if (!relative.startsWith(csi)) {
+      return false;
+    }
+    Path below = csi.relativize(relative);
+    int n = below.getNameCount();
+    if (n >= 3 && below.getName(0).toString().equals("volumeDevices") && below.getName(1).toString().equals("staging")) {
+      return true;
+    }
+    return n >= 2 && below.getName(n - 1).toString().equals("globalmount");
+  }
 }

@@ -535,4 +535,23 @@ class NodeServiceTest {
     assertThat(publisher.published()).isEmpty();
     assertThat(publisher.unpublished()).isEmpty();
   }
+
+  /**
+   * After a restart the process knows nothing it staged; an unpublish of a path in the kubelet's staging layout is
+   * still refused (INVALID_ARGUMENT naming target_path), and never reaches the publisher.
+   */
+  @Test
+  void theKubeletsStagingPathIsNeverUnpublishedEvenByAFreshProcess(@TempDir Path tmp) throws IOException {
+    Path kubelet = Files.createDirectories(tmp.resolve("kubelet")).toRealPath();
+    NodeBlockingStub n = confinedNode(everyPart(), kubelet);
+    for (String staging : List.of("plugins/kubernetes.io/csi/ebs.csi.aws.com/0a1b/globalmount",
+        "plugins/kubernetes.io/csi/volumeDevices/staging/pvc-1")) {
+      Status status = Status.fromThrowable(catchThrowable(() -> n.nodeUnpublishVolume(
+          unpublish(kubelet.resolve(staging).toString()))));
+      assertThat(status.getCode()).as(staging).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      assertThat(status.getDescription()).contains("target_path").contains("where the kubelet stages volumes");
+    }
+    n.nodeUnpublishVolume(unpublish(kubelet.resolve("pods/uid/volumes/kubernetes.io~csi/pvc-1/mount").toString()));
+    assertThat(publisher.unpublished()).hasSize(1);
+  }
 }

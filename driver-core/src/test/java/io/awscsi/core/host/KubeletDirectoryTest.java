@@ -95,4 +95,20 @@ class KubeletDirectoryTest {
     assertThatThrownBy(() -> KubeletDirectory.resolve(file)).hasMessageContaining("not a directory");
     assertThatThrownBy(() -> KubeletDirectory.resolve(Path.of("relative"))).hasMessageContaining("absolute");
   }
+
+  @ParameterizedTest(name = "{0} staging: {1}")
+  @CsvSource(delimiter = '|', value = {
+      "plugins/kubernetes.io/csi/ebs.csi.aws.com/0a1b2c/globalmount        | true",
+      "plugins/kubernetes.io/csi/pv/pvc-1/globalmount                     | true",
+      "plugins/kubernetes.io/csi/volumeDevices/staging/pvc-1              | true",
+      "plugins/kubernetes.io/csi/volumeDevices/publish/pvc-1/pod-uid      | false",
+      "pods/uid/volumes/kubernetes.io~csi/pvc-1/mount                     | false",
+      "pods/uid/volumes/kubernetes.io~csi/globalmount                     | false",
+      "plugins/kubernetes.io/csi/globalmount                              | false",
+      "plugins/ebs.csi.aws.com/globalmount                                | false"})
+  void theKubeletsStagingLayoutIsKnownWithoutWhatThisProcessStaged(String relative, boolean staging) {
+    KubeletDirectory directory = new KubeletDirectory(kubelet);
+    assertThat(directory.isStagingPath(kubelet.resolve(relative))).isEqualTo(staging);
+    assertThat(directory.isStagingPath(outside.resolve(relative))).isFalse();
+  }
 }
