@@ -113,6 +113,18 @@ class EfsNodeAdversarialTest {
     assertThat(Files.isWritable(target)).isFalse();
   }
 
+  /**
+   * NodePublishVolume of a static PV whose handle names the controller's efs-dir ledger ({@code /.efs-csi-volumes})
+   * -> INVALID_ARGUMENT naming volume_id; nothing is mounted: the driver's records are never a tenant's volume.
+   */
+  @Test
+  void theLedgerIsNeverPublished() throws IOException {
+    Path target = FX.newDirectory("pod-").resolve("mount");
+    CsiAssert.refused(Code.INVALID_ARGUMENT, "volume_id", () -> efs.node().nodePublishVolume(publish(
+        "efs:" + FX.aws().fileSystemId() + ":/.efs-csi-volumes", target, RWX, false).build()));
+    assertThat(HostCommands.mountAt(target)).isEmpty();
+  }
+
   // ---- item 6: target identity ----------------------------------------------------------------------------------
 
   /**

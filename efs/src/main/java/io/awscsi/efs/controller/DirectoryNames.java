@@ -1,6 +1,7 @@
 package io.awscsi.efs.controller;
 
 import io.awscsi.core.json.JsonQuoting;
+import io.awscsi.efs.volume.EfsPaths;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
@@ -19,7 +20,7 @@ final class DirectoryNames {
   /** Longest path in bytes, without the terminating NUL (PATH_MAX 4096). */
   static final int PATH_MAX = 4095;
   /** Names the driver keeps for itself at any depth; the ledger is {@code /.efs-csi-volumes}. */
-  static final String RESERVED_PREFIX = ".efs-csi";
+  static final String RESERVED_PREFIX = EfsPaths.RESERVED_PREFIX;
 
   /** Characters of a value quoted in a message. */
   static final int QUOTED_MAX = 120;
@@ -90,12 +91,7 @@ final class DirectoryNames {
 
   /** Whether the clean absolute path is, or lies inside, a reserved directory (driver state, never a volume's). */
   static boolean reserved(String path) {
-    for (String name : path.split("/")) {
-      if (name.startsWith(RESERVED_PREFIX)) {
-        return true;
-      }
-    }
-    return false;
+    return EfsPaths.isDriverState(path);
   }
 
   /** NUL, other C0 and C1 controls and DEL: the kernel takes all but NUL, but a name must print as it is. */

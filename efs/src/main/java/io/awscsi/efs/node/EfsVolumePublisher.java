@@ -14,6 +14,7 @@ import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
 import io.awscsi.efs.mount.MountMatch;
 import io.awscsi.efs.volume.EfsCapabilities;
+import io.awscsi.efs.volume.EfsPaths;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,6 +66,12 @@ public final class EfsVolumePublisher implements VolumePublisher {
   @SuppressWarnings("try") // the permit is held for the duration of the block
   public void publish(NodePublishRequest request) {
     VolumeHandle handle = VolumeHandle.parse(request.volumeId());
+    if (EfsPaths.isDriverState(handle.path())) {
+      // A hand-made PV naming the controller's ledger would hand the driver's records to a pod.
+      throw DriverException.invalidArgument("volume_id", "the path of " + request.volumeId() + " lies in a directory"
+          + " starting with \"" + EfsPaths.RESERVED_PREFIX + "\", where the driver keeps its own records, never a"
+          + " volume");
+    }
     EfsCapabilities.unsupported(request.capability()).ifPresent(reason -> {
       throw DriverException.invalidArgument("volume_capability", reason);
     });

@@ -11,6 +11,22 @@ public final class EfsPaths {
 
   public static final String ROOT = "/";
 
+  /**
+   * Directory names the driver keeps for its own state at any depth of a file system (the efs-dir ledger is
+   * {@code /.efs-csi-volumes}); no volume's path ever holds one.
+   */
+  public static final String RESERVED_PREFIX = ".efs-csi";
+
+  /** Whether the absolute path is, or lies inside, a directory of the driver's own state. */
+  public static boolean isDriverState(String path) {
+    for (String name : path.split("/")) {
+      if (name.startsWith(RESERVED_PREFIX)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private EfsPaths() {}
 
   /** The rooted, clean form: empty and "." become "/", duplicate slashes, "." and ".." are resolved. */

@@ -155,6 +155,23 @@ class LocalEfsPublishIntegrationTest {
     assertThat(a.resolve("inside")).exists();
   }
 
+  /** A hand-made handle naming the controller's ledger (or anything below it) is never mounted. */
+  @Test
+  void theDriversOwnRecordsAreNeverAVolume() throws IOException {
+    NodeProvider node = node(false, false);
+    Files.createDirectories(localRoot.resolve(FS + "/.efs-csi-volumes"));
+    for (String handle : List.of("efs:" + FS + ":/.efs-csi-volumes", "efs:" + FS + ":/a/.efs-csi-x")) {
+      Path t = target("pod-ledger");
+      assertThatThrownBy(() -> node.publisher().publish(publish(handle, t, false, AccessMode.SINGLE_NODE_WRITER)))
+          .as(handle).isInstanceOfSatisfying(DriverException.class, e -> {
+            assertThat(e.error()).isInstanceOfSatisfying(DriverError.InvalidArgument.class,
+                a -> assertThat(a.field()).isEqualTo("volume_id"));
+            assertThat(e.getMessage()).contains(".efs-csi");
+          });
+      assertThat(t).doesNotExist();
+    }
+  }
+
   @Test
   void forcedUnmountModeUnmountsAHealthyMountNormally() {
     NodeProvider node = node(false, true);
