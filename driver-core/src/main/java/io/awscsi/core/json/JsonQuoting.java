@@ -17,7 +17,10 @@ public final class JsonQuoting {
         case '\r' -> out.append("\\r");
         case '\t' -> out.append("\\t");
         default -> {
-          if (c < 0x20) {
+          // C0 controls must be escaped; DEL, C1 controls, line separators and bidirectional overrides are too,
+          // so a decoded-and-printed value cannot drive a terminal or reorder a line any more than a raw one.
+          if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029'
+              || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069')) {
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);
