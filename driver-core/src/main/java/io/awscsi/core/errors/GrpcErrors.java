@@ -43,7 +43,10 @@ public final class GrpcErrors {
   public static StatusRuntimeException toStatusException(Throwable failure) {
     return switch (failure) {
       case DriverException e -> toStatus(e.error()).asRuntimeException();
-      case StatusRuntimeException e -> sanitized(e.getStatus()).asRuntimeException(e.getTrailers());
+      case StatusRuntimeException e -> {
+        Status clean = sanitized(e.getStatus());
+        yield clean == e.getStatus() ? e : clean.asRuntimeException(e.getTrailers());
+      }
       case InterruptedException e -> Status.ABORTED.withDescription("interrupted: the driver is shutting down")
           .asRuntimeException();
       default -> sanitized(Status.INTERNAL
