@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import csi.v1.CapacityRange;
+import csi.v1.ControllerModifyVolumeRequest;
+import csi.v1.CreateSnapshotRequest;
 import csi.v1.CreateVolumeRequest;
 import csi.v1.DeleteVolumeRequest;
 import io.awscsi.e2e.adversarial.ControllerSupport.Timed;
@@ -251,6 +253,33 @@ class SecretsAndLogsAdversarialTest {
       assertThat(t.took()).isLessThan(Duration.ofSeconds(5));
     }
     assertThat(FX.aws().stats().calls("ec2", "CreateVolume")).as("no EC2 CreateVolume").isEqualTo(creates);
+  }
+
+  @Test
+  void snapshotAndVolumeAttributesClassTagsOverTheLimitsAreRefusedBeforeEc2IsCalled() {
+    DriverProcess ebs = controller(Driver.EBS, Format.TEXT);
+    String volumeId = CsiAssert.ok(() -> ebs.controller().createVolume(createVolume("pvc-tag-limits")
+        .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(GIB)).build())).getVolume().getVolumeId();
+    Map<String, String> fiftyOne = new HashMap<>();
+    for (int i = 0; i < 51; i++) {
+      fiftyOne.put("tagSpecification_" + i, "team" + i + "=a");
+    }
+    long snapshots = FX.aws().stats().calls("ec2", "CreateSnapshot");
+    long tagCalls = FX.aws().stats().calls("ec2", "CreateTags");
+    long modifies = FX.aws().stats().calls("ec2", "ModifyVolume");
+
+    for (Map<String, String> parameters : List.of(fiftyOne, Map.of("tagSpecification_1", "k=\u0085"))) {
+      CsiAssert.refused(Status.Code.INVALID_ARGUMENT, "tagSpecification_", () -> ebs.controller().createSnapshot(
+          CreateSnapshotRequest.newBuilder().setName("snap-tag-limits").setSourceVolumeId(volumeId)
+              .putAllParameters(parameters).build()));
+      CsiAssert.refused(Status.Code.INVALID_ARGUMENT, "tagSpecification_", () -> ebs.controller()
+          .controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(volumeId)
+              .putAllMutableParams(parameters).build()));
+    }
+
+    assertThat(FX.aws().stats().calls("ec2", "CreateSnapshot")).isEqualTo(snapshots);
+    assertThat(FX.aws().stats().calls("ec2", "CreateTags")).isEqualTo(tagCalls);
+    assertThat(FX.aws().stats().calls("ec2", "ModifyVolume")).isEqualTo(modifies);
   }
 
   @ParameterizedTest
