@@ -26,7 +26,8 @@ public record OutpostArn(String partition, String region, String accountId, Stri
    * Each part is checked as strictly as a request field (the Outpost id becomes topology): a partition, a region, a
    * 12-digit account, an {@code op-} id.
    *
-   * <p>Empty when {@code arn} is not an Outpost ARN (upstream then treats the node as not on an Outpost too). */
+   * <p>Empty when {@code arn} is not an Outpost ARN (upstream then treats the node as not on an Outpost too).
+   */
   public static Optional<OutpostArn> parse(String arn) {
     if (arn == null) {
       return Optional.empty();

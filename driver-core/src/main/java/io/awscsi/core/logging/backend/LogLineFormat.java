@@ -87,7 +87,7 @@ public enum LogLineFormat {
       return "null";
     }
     int i = 0;
-    while (i < s.length() && !needsEscape(s.charAt(i))) {
+    while (i < s.length() && !JsonQuoting.isUnsafe(s.charAt(i))) {
       i++;
     }
     if (i == s.length()) {
@@ -96,7 +96,7 @@ public enum LogLineFormat {
     StringBuilder out = new StringBuilder(s.length() + 16).append(s, 0, i);
     for (; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (!needsEscape(c)) {
+      if (!JsonQuoting.isUnsafe(c)) {
         out.append(c);
         continue;
       }
@@ -110,10 +110,6 @@ public enum LogLineFormat {
     return out.toString();
   }
 
-  private static boolean needsEscape(char c) {
-    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029'
-        || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069');
-  }
 
   /** A value as the text format writes it: secrets masked, then escaped. */
   private static String clean(String s) {
