@@ -1,7 +1,9 @@
 package io.awscsi.launcher;
 
+import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.LoggingSetup;
+import io.awscsi.efs.controller.AccessPointTags;
 import io.awscsi.efs.efsutils.ConfOverride;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
 import io.awscsi.efs.efsutils.EfsUtilsDirectories;
@@ -129,7 +131,7 @@ public record DriverOptions(
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--efs-utils-conf-overrides: " + e.getMessage(), e);
     }
-    Efs efs = new Efs(keyValues("tags", f.string("tags", ""), " ", ":"), f.bool("delete-access-point-root-dir"),
+    Efs efs = new Efs(accessPointTags(keyValues("tags", f.string("tags", ""), " ", ":")), f.bool("delete-access-point-root-dir"),
         f.bool("vol-metrics-opt-in"), refreshPeriod(f.string("vol-metrics-refresh-period", "240")),
         positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit", 5)),
         f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
@@ -228,6 +230,22 @@ public record DriverOptions(
       throw new IllegalArgumentException("--" + flag + " must be positive, got " + value);
     }
     return value;
+  }
+
+  /**
+   * EFS {@code --tags} when EFS takes them on an access point next to the driver's own: checked at start, so that a
+   * bad flag stops the controller instead of failing every CreateVolume at the API.
+   */
+  static Map<String, String> accessPointTags(Map<String, String> tags) {
+    int room = TagLimits.MAX_TAGS - AccessPointTags.OWN_TAGS;
+    if (tags.size() > room) {
+      throw new IllegalArgumentException("--tags names " + tags.size() + " tags; an access point can have "
+          + TagLimits.MAX_TAGS + ", " + AccessPointTags.OWN_TAGS + " of them the driver's own, so at most " + room);
+    }
+    TagLimits.problem(tags).ifPresent(problem -> {
+      throw new IllegalArgumentException("--tags: " + problem);
+    });
+    return tags;
   }
 
   /**

@@ -82,4 +82,14 @@ class EfsDriverOptionsTest {
     assertThat(set.watchdogPath()).isEqualTo("/opt/w");
     assertThat(set.cloudWatchLogEnabled()).isTrue();
   }
+
+  @org.junit.jupiter.api.Test
+  void accessPointTagsOverEfsLimitsStopTheStart() {
+    assertThat(parse("--tags", "team:a env:prod").tags()).containsEntry("team", "a").containsEntry("env", "prod");
+    String fortySix = java.util.stream.IntStream.range(0, 46).mapToObj(i -> "k" + i + ":v")
+        .collect(java.util.stream.Collectors.joining(" "));
+    assertThatThrownBy(() -> parse("--tags", fortySix)).hasMessageContaining("--tags").hasMessageContaining("46");
+    assertThatThrownBy(() -> parse("--tags", "k".repeat(129) + ":v")).hasMessageContaining("1 to 128");
+    assertThatThrownBy(() -> parse("--tags", "k:a\u001bb")).hasMessageContaining("control");
+  }
 }

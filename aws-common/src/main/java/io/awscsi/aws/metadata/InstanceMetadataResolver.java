@@ -15,7 +15,9 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * Tries metadata sources in order ({@code --metadata-sources}, default {@value #DEFAULT_SOURCES}) and returns the
- * first answer. When all fail, one exception names what each source said.
+ * first answer. When all fail, one exception names what each source said. An answer whose fields are not of their
+ * form ({@link MetadataFields}) ends the search: the node must not run under a node id or zone a broken or hostile
+ * source made up.
  */
 public final class InstanceMetadataResolver implements AutoCloseable {
 
@@ -101,7 +103,7 @@ public final class InstanceMetadataResolver implements AutoCloseable {
     List<String> failures = new ArrayList<>();
     for (MetadataSource source : sources) {
       try {
-        InstanceMetadata metadata = source.fetch();
+        InstanceMetadata metadata = MetadataFields.check(source.name(), source.fetch());
         LOG.info(
             "Instance metadata from {}: instance {} ({}) in {}, {} ENI(s), {} boot EBS mapping(s){}",
             source.name(),
@@ -112,6 +114,10 @@ public final class InstanceMetadataResolver implements AutoCloseable {
             metadata.ebsBlockDeviceMappingCount(),
             metadata.outpost().map(o -> ", Outpost " + o.outpostId()).orElse(""));
         return metadata;
+      } catch (InvalidMetadataException e) {
+        // Not a reason to ask the next source: an answer this wrong is broken or forged, and the node stops here.
+        LOG.error("Refusing to start: {}", e.getMessage());
+        throw new MetadataUnavailableException(e.getMessage(), e);
       } catch (MetadataUnavailableException e) {
         LOG.info("Metadata source {} unavailable: {}", source.name(), e.getMessage());
         failures.add(source.name() + ": " + e.getMessage());

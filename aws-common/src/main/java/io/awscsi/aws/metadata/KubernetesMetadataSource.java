@@ -32,6 +32,10 @@ public final class KubernetesMetadataSource implements MetadataSource {
   /** Upstream's instance ID pattern (metadata/k8s.go): Snow {@code s.i-...}, plain or SageMaker HyperPod IDs. */
   private static final Pattern INSTANCE_ID = Pattern.compile("s\\.i-[a-z0-9]+|(hyperpod-[a-z0-9]+-)?i-[a-z0-9]+$");
 
+  /** A Node's name: a DNS-1123 subdomain. */
+  private static final Pattern NODE_NAME =
+      Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
   /** SageMaker HyperPod labels instance types as {@code ml.<type>}. */
   private static final String SAGEMAKER_TYPE_PREFIX = "ml.";
 
@@ -60,6 +64,12 @@ public final class KubernetesMetadataSource implements MetadataSource {
                 () ->
                     new MetadataUnavailableException(
                         NODE_NAME_VARIABLE + " is not set; the DaemonSet should set it from spec.nodeName"));
+    if (!NODE_NAME.matcher(nodeName).matches()) {
+      // The name goes into an API path: only what Kubernetes allows as a Node name is asked for.
+      String shown = nodeName.length() > 80 ? nodeName.substring(0, 80) + "..." : nodeName;
+      throw new MetadataUnavailableException(NODE_NAME_VARIABLE + " \"" + shown + "\" is not a Kubernetes node name "
+          + "(a DNS-1123 subdomain); the DaemonSet should set it from spec.nodeName");
+    }
     Node node;
     try {
       node = client.get().nodes().withName(nodeName).get();

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 public record OutpostArn(String partition, String region, String accountId, String outpostId) {
 
   private static final Pattern ARN =
-      Pattern.compile("arn:([^:]+):outposts:([^:]+):([^:]+):outpost/([^:/]+)");
+      Pattern.compile("arn:(aws[a-z-]{0,16}):outposts:([a-z]{2}(?:-[a-z]{1,16}){1,3}-[0-9]{1,2}):([0-9]{12})"
+          + ":outpost/(op-[0-9a-z]{1,32})");
 
   public OutpostArn {
     Objects.requireNonNull(partition, "partition");
@@ -21,7 +22,12 @@ public record OutpostArn(String partition, String region, String accountId, Stri
     Objects.requireNonNull(outpostId, "outpostId");
   }
 
-  /** Empty when {@code arn} is not an Outpost ARN (upstream then treats the node as not on an Outpost too). */
+  /**
+   * Each part is checked as strictly as a request field (the Outpost id becomes topology): a partition, a region, a
+   * 12-digit account, an {@code op-} id.
+   *
+   * <p>Empty when {@code arn} is not an Outpost ARN (upstream then treats the node as not on an Outpost too).
+   */
   public static Optional<OutpostArn> parse(String arn) {
     if (arn == null) {
       return Optional.empty();

@@ -22,9 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class InstanceMetadataResolverTest {
 
   private static final InstanceMetadata FROM_IMDS =
-      new InstanceMetadata("i-0imds", "m7i.large", "us-west-2", "us-west-2b", "usw2-az2", 2, 1, null);
+      new InstanceMetadata("i-0aaaaaaaaaaaaaaa1", "m7i.large", "us-west-2", "us-west-2b", "usw2-az2", 2, 1, null);
   private static final InstanceMetadata FROM_NODE =
-      new InstanceMetadata("i-0node", "m7i.large", "us-west-2", "us-west-2b", null, 1, 0, null);
+      new InstanceMetadata("i-0bbbbbbbbbbbbbbb2", "m7i.large", "us-west-2", "us-west-2b", null, 1, 0, null);
 
   private final List<String> asked = new ArrayList<>();
 
@@ -57,6 +57,20 @@ class InstanceMetadataResolverTest {
             });
     assertThat(new InstanceMetadataResolver(List.of(broken, answering("kubernetes", FROM_NODE))).resolve())
         .isEqualTo(FROM_NODE);
+  }
+
+  @Test
+  void aMalformedAnswerStopsTheSearchNamingTheSourceAndTheField() {
+    InstanceMetadata forged =
+        new InstanceMetadata("i-../../etc/passwd", "m7i.large", "us-west-2", "us-west-2b", null, 1, 0, null);
+    InstanceMetadataResolver resolver =
+        new InstanceMetadataResolver(List.of(answering("imds", forged), answering("kubernetes", FROM_NODE)));
+
+    assertThatThrownBy(resolver::resolve)
+        .isInstanceOf(MetadataUnavailableException.class)
+        .hasMessageContaining("source imds gave instanceId \"i-../../etc/passwd\"")
+        .hasCauseInstanceOf(InvalidMetadataException.class);
+    assertThat(asked).as("a forged answer is not a reason to ask another source").containsExactly("imds");
   }
 
   @Test
@@ -93,7 +107,7 @@ class InstanceMetadataResolverTest {
                           "topology.kubernetes.io/zone", "us-west-2b"))
                   .endMetadata()
                   .withNewSpec()
-                  .withProviderID("aws:///us-west-2b/i-0node")
+                  .withProviderID("aws:///us-west-2b/i-0bbbbbbbbbbbbbbb2")
                   .endSpec()
                   .build())
           .create();

@@ -154,4 +154,15 @@ class KubernetesMetadataSourceTest {
                 .build())
         .create();
   }
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"../nodes/other", "node\nforged", "Node-A", "a..b", ""})
+  void aNodeNameThatIsNoKubernetesNameIsNeverAskedFor(String name) {
+    KubernetesMetadataSource source = new KubernetesMetadataSource(() -> {
+      throw new AssertionError("the API must not be asked for " + name);
+    }, Environment.of(Map.of("CSI_NODE_NAME", name)));
+
+    assertThatThrownBy(source::fetch).isInstanceOf(MetadataUnavailableException.class)
+        .hasMessageContaining("CSI_NODE_NAME");
+  }
 }

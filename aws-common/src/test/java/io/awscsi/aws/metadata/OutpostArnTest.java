@@ -28,6 +28,11 @@ class OutpostArnTest {
         "arn:aws:ec2:us-west-2:111122223333:instance/i-0abc",
         "arn:aws:outposts:us-west-2:111122223333:site/os-1",
         "arn:aws:outposts:us-west-2:outpost/op-1",
+        "arn:aws:outposts:us-west-2:111122223333:outpost/op-1\u001b[2J",
+        "arn:aws:outposts:us-west-2:111122223333:outpost/op-..",
+        "arn:aws:outposts:../etc:111122223333:outpost/op-1",
+        "arn:aws:outposts:us-west-2:1111:outpost/op-1",
+        "arn:evil:outposts:us-west-2:111122223333:outpost/op-1",
       })
   void anythingElseIsNotAnOutpost(String text) {
     assertThat(OutpostArn.parse(text)).isEmpty();

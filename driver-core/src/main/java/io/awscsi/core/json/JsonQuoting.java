@@ -17,7 +17,8 @@ public final class JsonQuoting {
         case '\r' -> out.append("\\r");
         case '\t' -> out.append("\\t");
         default -> {
-          if (c < 0x20) {
+          // C0 controls must be escaped; the other unsafe characters are too, so that the line itself can be shown.
+          if (isUnsafe(c)) {
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);
@@ -26,5 +27,15 @@ public final class JsonQuoting {
       }
     }
     out.append('"');
+  }
+
+  /**
+   * Whether {@code c} must never be written raw to a log or a terminal: C0 and C1 controls and DEL (line breaks,
+   * terminal escape sequences), the Unicode line and paragraph separators, and the bidirectional overrides and
+   * isolates that make a line read differently from what it holds.
+   */
+  public static boolean isUnsafe(char c) {
+    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029'
+        || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069');
   }
 }

@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
 
 /**
  * Reads the call lines ({@link CallLogLine}) out of a driver container's log as {@link LogLineFormat} writes it, text
- * or ECS JSON, mixed or not; every other line (other loggers, stack traces) is passed over. A text message that runs
- * over several lines (an error with the output of a host tool) is joined back. Used by {@code diagnose}, never by the
+ * or ECS JSON, mixed or not; every other line (other loggers, stack traces) is passed over. A text message written
+ * over several lines (by a driver from before messages were escaped) is joined back. Used by {@code diagnose}, never by the
  * serving driver.
  */
 public final class CallLogReader {
@@ -42,7 +42,9 @@ public final class CallLogReader {
         continue;
       }
       String time = m.group(1);
-      String message = m.group(2);
+      // The text format writes line breaks and tabs as \n, \r, \t (a message is one line); read them back as the
+      // JSON reader does. Other escapes stay visible: what diagnose prints must not drive a terminal.
+      String message = unescapeLineBreaks(m.group(2));
       Optional<CallLogLine> call = CallLogLine.parseMessage(message, time, line);
       // An error message with line breaks: join the lines that follow until the message is whole.
       int j = i;
@@ -61,6 +63,24 @@ public final class CallLogReader {
       }
     }
     return calls;
+  }
+
+  static String unescapeLineBreaks(String message) {
+    if (message.indexOf('\\') < 0) {
+      return message;
+    }
+    StringBuilder out = new StringBuilder(message.length());
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      char next = i + 1 < message.length() ? message.charAt(i + 1) : 0;
+      if (c == '\\' && (next == 'n' || next == 'r' || next == 't')) {
+        out.append(next == 'n' ? '\n' : next == 'r' ? '\r' : '\t');
+        i++;
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   private static Optional<CallLogLine> json(String line) {

@@ -2,6 +2,7 @@ package io.awscsi.core.logging;
 
 import com.google.protobuf.MessageLite;
 import io.awscsi.core.csi.CallFailures;
+import io.awscsi.core.errors.GrpcErrors;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
@@ -51,7 +52,10 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
       }
 
       @Override
-      public void close(Status status, Metadata trailers) {
+      public void close(Status answered, Metadata trailers) {
+        // Every answer leaves here: statuses made outside GrpcErrors (gRPC's own, an interceptor's) are bounded and
+        // cleared of secrets too.
+        Status status = GrpcErrors.sanitized(answered);
         if (!status.isOk()) {
           // The handler answers from inside onHalfClose on this thread, so its cause is waiting here already.
           state.failure = CallFailures.take();
@@ -63,6 +67,8 @@ public final class CallRecordingInterceptor implements ServerInterceptor {
     return new SimpleForwardingServerCallListener<>(next.startCall(recording, headers)) {
       @Override
       public void onMessage(Q message) {
+        // First, so that nothing the handler or a thread it starts writes can carry a value of these secrets.
+        SecretValues.rememberFrom(message);
         CallIds ids = CallIds.of(message);
         state.volumeId = ids.volumeId();
         state.nodeId = ids.nodeId();

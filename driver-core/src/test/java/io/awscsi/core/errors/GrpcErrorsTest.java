@@ -97,4 +97,32 @@ class GrpcErrorsTest {
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
     assertThat(e.getStatus().getDescription()).contains("shutting down");
   }
+
+  @Test
+  void aHugeDescriptionIsCutToFitTheTrailerWithAMarker() {
+    String huge = "mkfs said: " + "x".repeat(3 * 1024 * 1024);
+    Status status = GrpcErrors.toStatus(new DriverError.Internal(huge));
+
+    assertThat(status.getDescription()).startsWith("mkfs said: xxx").contains("[truncated: ")
+        .hasSizeLessThanOrEqualTo(GrpcErrors.MAX_DESCRIPTION_BYTES);
+  }
+
+  @Test
+  void nonAsciiIsBoundedByItsEncodedSize() {
+    // Each of these percent-encodes to 9 bytes on the wire: 4096 characters would be 36 KiB.
+    String wide = "\u20ac".repeat(4096);
+    String description = GrpcErrors.toStatusException(new IllegalStateException(wide)).getStatus().getDescription();
+
+    assertThat(description).contains("[truncated: ");
+    assertThat(description.chars().filter(c -> c == '\u20ac').count() * 9).isLessThanOrEqualTo(4096);
+  }
+
+  @Test
+  void aShortDescriptionAndAPassedThroughStatusAreKept() {
+    assertThat(GrpcErrors.toStatus(new DriverError.NotFound(MSG)).getDescription()).isEqualTo(MSG);
+    Status big = Status.UNAVAILABLE.withDescription("y".repeat(10_000));
+    assertThat(GrpcErrors.toStatusException(big.asRuntimeException()).getStatus().getDescription())
+        .hasSizeLessThanOrEqualTo(GrpcErrors.MAX_DESCRIPTION_BYTES);
+    assertThat(GrpcErrors.sanitized(Status.OK)).isSameAs(Status.OK);
+  }
 }

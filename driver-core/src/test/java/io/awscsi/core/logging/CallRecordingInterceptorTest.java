@@ -183,6 +183,44 @@ class CallRecordingInterceptorTest {
   }
 
   @Test
+  void aSecretValueQuotedByAFailureReachesNeitherTheAnswerNorTheLog() {
+    // As STS does: an AssumeRole error quotes the role ARN the provisioner secret gave.
+    String role = "arn:aws:iam::210987654321:role/quoted-by-sts";
+    provisioner.failWith(() -> DriverException.permissionDenied("User: arn:aws:sts::1:assumed-role/x is not "
+        + "authorized to perform: sts:AssumeRole on resource: " + role));
+    String log;
+    try (LogCapture capture = LogCapture.start(Level.DEBUG)) {
+      assertThatThrownBy(() -> server.controller().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId("vol-9")
+          .putSecrets("awsRoleArn", role).build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+            assertThat(e.getStatus().getDescription()).doesNotContain(role).contains("sts:AssumeRole",
+                SecretValues.MASK);
+          });
+      log = capture.text();
+    }
+
+    assertThat(log).contains("outcome=PERMISSION_DENIED").doesNotContain(role);
+  }
+
+  @Test
+  void aForgedLineInAFailureStaysOnTheCallsLine() {
+    provisioner.failWith(() -> DriverException.invalidArgument("name",
+        "bad name \"x\n2026-01-01T00:00:00.000Z INFO  calls - CreateVolume: name=forged duration=1ms outcome=OK"
+            + "\u001b[2J\""));
+    String text;
+    try (LogCapture capture = LogCapture.start(Level.INFO)) {
+      assertThatThrownBy(() -> server.controller().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId("vol-9")
+          .build())).isInstanceOf(StatusRuntimeException.class);
+      text = capture.text();
+    }
+
+    assertThat(text.lines().filter(l -> l.contains("name=forged")))
+        .allMatch(l -> l.contains("DeleteVolume: volume=vol-9"), "the forged call is part of the real line");
+    assertThat(text).doesNotContain("\u001b").contains("\\x1b[2J");
+  }
+
+  @Test
   void routineCallsStayOutOfTheInfoLog() {
     try (LogCapture capture = LogCapture.start(Level.INFO)) {
       server.identity().probe(ProbeRequest.getDefaultInstance());

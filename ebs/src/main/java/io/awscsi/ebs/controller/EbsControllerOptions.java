@@ -1,5 +1,6 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.ebs.cloud.DescribeBatching;
 import io.awscsi.ebs.cloud.Ec2RateLimits;
 import io.awscsi.ebs.cloud.Ec2RetryPolicy;
@@ -37,10 +38,18 @@ public record EbsControllerOptions(
   public EbsControllerOptions {
     extraTags = Map.copyOf(extraTags);
     k8sTagClusterId = k8sTagClusterId == null ? "" : k8sTagClusterId;
-    for (String key : extraTags.keySet()) {
-      String reason = ResourceTags.reservedReason(key);
+    // Checked at start, as upstream does, so that a bad flag stops the controller instead of failing every create.
+    if (extraTags.size() > TagLimits.MAX_TAGS) {
+      throw new IllegalArgumentException("--extra-tags: a volume can have at most " + TagLimits.MAX_TAGS
+          + " tags; the flag alone names " + extraTags.size());
+    }
+    for (Map.Entry<String, String> tag : extraTags.entrySet()) {
+      String reason = ResourceTags.reservedReason(tag.getKey());
+      if (reason == null) {
+        reason = TagLimits.valueProblem(tag.getKey(), tag.getValue()).orElse(null);
+      }
       if (reason != null) {
-        throw new IllegalArgumentException("--extra-tags: " + reason + " (key \"" + key + "\")");
+        throw new IllegalArgumentException("--extra-tags: " + reason);
       }
     }
     if (modifyVolumeRequestHandlerTimeout.isNegative() || stuckAttachingTimeout.isNegative()

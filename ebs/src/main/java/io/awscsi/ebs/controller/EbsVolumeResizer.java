@@ -115,6 +115,8 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
       }
     }
     add.putAll(tags.userTags(specs, fields));
+    // A VolumeAttributesClass adds to the tags the volume has: at least these must fit EC2's limits on their own.
+    ResourceTags.withinLimits(add);
     if (iops > 0 && iopsPerGiB > 0) {
       throw DriverException.invalidArgument("iopsPerGB", "iops and iopsPerGB cannot both be set; choose one");
     }

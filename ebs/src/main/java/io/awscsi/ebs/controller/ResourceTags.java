@@ -1,10 +1,12 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.ebs.cloud.Ec2Volumes;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -25,6 +27,8 @@ final class ResourceTags {
   static final String AUTO_IOPS_ON_MODIFY_TAG = "ebs.csi.aws.com/AllowAutoIOPSIncreaseOnModify";
   static final String TAG_SPECIFICATION_PREFIX = "tagspecification";
   static final String TAG_DELETION_PREFIX = "tagdeletion";
+  /** How an error about the set of tags as a whole names the parameters. */
+  static final String TAG_SPECIFICATION_PARAMETERS = "tagSpecification_N";
 
   private final Map<String, String> extraTags;
   private final String clusterId;
@@ -47,13 +51,8 @@ final class ResourceTags {
     if (key.startsWith("ebs.csi.aws.com/")) {
       return "tag keys starting with ebs.csi.aws.com/ are reserved for the driver";
     }
-    if (key.toLowerCase(Locale.ROOT).startsWith("aws:")) {
-      return "tag keys starting with aws: are reserved by AWS";
-    }
-    if (key.isEmpty() || key.length() > 128) {
-      return "tag keys must be 1 to 128 characters";
-    }
-    return null;
+    // EC2's own limits (length, aws: prefix, control characters), before EC2 is asked.
+    return TagLimits.keyProblem(key).orElse(null);
   }
 
   /**
@@ -82,8 +81,9 @@ final class ResourceTags {
       }
       try {
         String value = TagTemplate.evaluate(spec.substring(eq + 1), fields);
-        if (value.length() > 256) {
-          invalid(param, "tag values must be at most 256 characters; \"" + key + "\" evaluates to " + value.length());
+        Optional<String> problem = TagLimits.valueProblem(key, value);
+        if (problem.isPresent()) {
+          invalid(param, problem.get());
           return;
         }
         tags.put(key, value);
@@ -108,13 +108,30 @@ final class ResourceTags {
     Map<String, String> tags = common(name, userTags, createdFor);
     tags.putAll(driverTags);
     tags.put(Ec2Volumes.VOLUME_NAME_TAG, name);
-    return tags;
+    return withinLimits(tags);
   }
 
   /** All tags of a new snapshot named {@code name}. */
   Map<String, String> forSnapshot(String name, Map<String, String> userTags, Map<String, String> createdFor) {
     Map<String, String> tags = common(name, userTags, createdFor);
     tags.put(Ec2Volumes.SNAPSHOT_NAME_TAG, name);
+    return withinLimits(tags);
+  }
+
+  /**
+   * {@code tags} when EC2 takes them all on one resource. Too many is refused even under --warn-on-invalid-tag, as
+   * upstream does: which tags to drop is not the driver's choice.
+   */
+  static Map<String, String> withinLimits(Map<String, String> tags) {
+    if (tags.size() > TagLimits.MAX_TAGS) {
+      throw DriverException.invalidArgument(TAG_SPECIFICATION_PARAMETERS, "a volume or snapshot can have at most "
+          + TagLimits.MAX_TAGS + " tags, the driver's own and --extra-tags included; this one would have "
+          + tags.size());
+    }
+    // Every key and value was checked where it came from; the driver's own values (a name, a cluster id) too here.
+    TagLimits.problem(tags).ifPresent(problem -> {
+      throw DriverException.invalidArgument(TAG_SPECIFICATION_PARAMETERS, problem);
+    });
     return tags;
   }
 

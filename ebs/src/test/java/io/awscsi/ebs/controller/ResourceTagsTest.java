@@ -41,7 +41,7 @@ class ResourceTagsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"CSIVolumeName=x", "kubernetes.io/foo=x", "ebs.csi.aws.com/x=y", "aws:owner=x", "novalue",
-      "k={{ .Nope }}"})
+      "k={{ .Nope }}", "a\nb=x", "k=line\nbreak", "k=\u001b[2J", "k=\u0085"})
   void invalidUserTagsAreInvalidArgumentNamingTheParameter(String spec) {
     ResourceTags tags = new ResourceTags(Map.of(), "", false);
     assertThatThrownBy(() -> tags.userTags(Map.of("tagSpecification_7", spec), FIELDS))
@@ -63,5 +63,45 @@ class ResourceTagsTest {
     assertThat(EbsControllerOptions.parseExtraTags("a=1, b = 2,c=")).containsExactly(Map.entry("a", "1"),
         Map.entry("b", "2"), Map.entry("c", ""));
     assertThatThrownBy(() -> EbsControllerOptions.parseExtraTags("a=1,b")).hasMessageContaining("\"b\"");
+  }
+
+  @Test
+  void overlongKeysAndValuesAreRefusedBeforeEc2IsAsked() {
+    ResourceTags tags = new ResourceTags(Map.of(), "", false);
+    assertThatThrownBy(() -> tags.userTags(Map.of("tagSpecification_1", "k".repeat(129) + "=v"), FIELDS))
+        .isInstanceOfSatisfying(DriverException.class, e -> assertThat(e.getMessage()).contains("1 to 128"));
+    assertThatThrownBy(() -> tags.userTags(Map.of("tagSpecification_2", "k=" + "v".repeat(257)), FIELDS))
+        .isInstanceOfSatisfying(DriverException.class, e -> assertThat(e.getMessage()).contains("256"));
+  }
+
+  @Test
+  void moreThanFiftyTagsOnAVolumeAreInvalidArgumentEvenWhenInvalidTagsOnlyWarn() {
+    ResourceTags tags = new ResourceTags(Map.of(), "", true);
+    Map<String, String> specs = new java.util.HashMap<>();
+    for (int i = 0; i < 49; i++) {
+      specs.put("tagSpecification_" + i, "k" + i + "=v");
+    }
+    Map<String, String> user = tags.userTags(specs, FIELDS);
+
+    assertThatThrownBy(() -> tags.forVolume("pvc-1", user, Map.of(), Map.of()))
+        .as("49 of the user's, the cluster tag and the name tag")
+        .isInstanceOfSatisfying(DriverException.class, e -> {
+          assertThat(((DriverError.InvalidArgument) e.error()).field()).isEqualTo("tagSpecification_N");
+          assertThat(e.getMessage()).contains("at most 50", "51");
+        });
+    assertThat(tags.forSnapshot("snap", tags.userTags(Map.of("tagSpecification_1", "a=b"), FIELDS), Map.of()))
+        .hasSize(3);
+  }
+
+  @Test
+  void extraTagsFlagOverTheLimitsStopsTheController() {
+    Map<String, String> many = new java.util.HashMap<>();
+    for (int i = 0; i < 51; i++) {
+      many.put("k" + i, "v");
+    }
+    assertThatThrownBy(() -> EbsControllerOptions.defaults("us-east-1").withExtraTags(many))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--extra-tags").hasMessageContaining("51");
+    assertThatThrownBy(() -> EbsControllerOptions.defaults("us-east-1").withExtraTags(Map.of("k", "a\u0007")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control");
   }
 }

@@ -22,7 +22,12 @@ public final class EfsCloudFactory implements AutoCloseable {
   private static final Logger LOG = LogManager.getLogger(EfsCloudFactory.class);
   static final String ROLE_SESSION_NAME = "efs-csi-driver";
 
-  private record Role(String roleArn, String externalId) {}
+  private record Role(String roleArn, String externalId) {
+    @Override
+    public String toString() {
+      return "Role[***]";
+    }
+  }
 
   private record RoleCloud(EfsCloud cloud, EfsClient client, AutoCloseable credentials) {}
 
@@ -72,7 +77,8 @@ public final class EfsCloudFactory implements AutoCloseable {
   }
 
   private RoleCloud assume(Role role) {
-    LOG.info("Building an EFS client for role {} (externalId {})", role.roleArn(),
+    // Neither the role nor the external id is logged: both come from a Kubernetes secret.
+    LOG.info("Building an EFS client for the role of a provisioner secret's awsRoleArn (externalId {})",
         role.externalId().isEmpty() ? "not set" : "set");
     StsAssumeRoleCredentialsProvider credentials = StsAssumeRoleCredentialsProvider.builder()
         .stsClient(sts.get())

@@ -19,6 +19,9 @@ public final class AccessPointTags {
   public static final String DIRECTORY_KEY = "efs.csi.aws.com/directory";
   public static final String CAPACITY_KEY = "efs.csi.aws.com/capacity-bytes";
 
+  /** How many tags of an access point the driver sets itself (cluster, base path, directory, capacity, request). */
+  public static final int OWN_TAGS = 5;
+
   /** What EFS accepts as a tag value. */
   private static final Pattern TAG_VALUE = Pattern.compile("[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]{0,256}");
 

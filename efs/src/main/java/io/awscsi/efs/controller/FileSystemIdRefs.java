@@ -88,9 +88,11 @@ final class FileSystemIdRefs {
       case Result.Found(String value) -> {
         String id = value.strip();
         if (!EfsIds.isFileSystemId(id)) {
+          // A Secret's value is never quoted (the answer becomes an event anyone reading the PVC sees).
+          String holds = ref.kind() == Kind.SECRET ? "a value"
+              : "\"" + (id.length() > 64 ? id.substring(0, 64) + "..." : id) + "\"";
           throw invalid(what + ": key " + ref.key() + " of " + ref.kind().displayName() + " " + ref.namespace() + "/"
-              + ref.name() + " holds \"" + (id.length() > 64 ? id.substring(0, 64) + "..." : id)
-              + "\", which is not a file system id (fs- and 8 to 40 hex digits)");
+              + ref.name() + " holds " + holds + ", which is not a file system id (fs- and 8 to 40 hex digits)");
         }
         yield id;
       }

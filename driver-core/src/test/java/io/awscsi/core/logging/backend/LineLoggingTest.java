@@ -89,6 +89,36 @@ class LineLoggingTest {
   }
 
   @Test
+  void aTextLineCannotBeSplitOrDriveATerminalWhateverItsValuesHold() {
+    LineLogging.configure(LogLineFormat.TEXT, LogLevels.defaults(Level.INFO));
+    String forged = "pvc-1\n2026-01-01T00:00:00.000Z INFO  calls - forged\r\u001b[31mred\u009b2J\u2028x\u202eabc\u007f";
+    LogManager.getLogger("io.awscsi.test.Text").warn("refused name {}", forged,
+        new IllegalArgumentException("cause says\nforged too", new IllegalStateException("inner\u001b]0;title\u0007")));
+
+    String out = written();
+    assertThat(out.lines().filter(l -> !l.startsWith("\t"))).as("the record's own line plus its causes' lines")
+        .hasSize(3);
+    assertThat(out).doesNotContain("\u001b", "\r", "\u009b", "\u2028", "\u202e", "\u007f", "\u0007");
+    assertThat(out.lines().findFirst().orElseThrow()).endsWith("refused name pvc-1\\n2026-01-01T00:00:00.000Z INFO  "
+        + "calls - forged\\r\\x1b[31mred\\x9b2J\\u2028x\\u202eabc\\x7f");
+    assertThat(out).contains("java.lang.IllegalArgumentException: cause says\\nforged too\n",
+        "Caused by: java.lang.IllegalStateException: inner\\x1b]0;title\\x07\n", "\t... ");
+  }
+
+  @Test
+  void aJsonLineEscapesC1AndBidiControlsToo() throws Exception {
+    LineLogging.configure(LogLineFormat.JSON, LogLevels.defaults(Level.INFO));
+    ThreadContext.put("volumeId", "vol\u009b1\n");
+    LogManager.getLogger("io.awscsi.test.Json").info("a\u001b[2J\u202eb\u0085c");
+
+    String out = written();
+    assertThat(out).hasLineCount(1).doesNotContain("\u001b", "\u009b", "\u202e", "\u0085")
+        .contains("a\\u001b[2J\\u202eb\\u0085c", "vol\\u009b1\\n");
+    JsonNode json = new ObjectMapper().readTree(out);
+    assertThat(json.get("message").asText()).isEqualTo("a\u001b[2J\u202eb\u0085c");
+  }
+
+  @Test
   void aJsonLineIsOneEcsObjectWithTheCallFieldsAtTopLevel() throws Exception {
     LineLogging.configure(LogLineFormat.JSON, LogLevels.defaults(Level.INFO));
     ThreadContext.put("rpc", "NodeStageVolume");
