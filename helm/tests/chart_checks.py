@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 import yaml
 
 import upstream_checks
+import upstream_compare
 
 HERE = Path(__file__).resolve().parent
 HELM_DIR = HERE.parent
@@ -577,7 +578,10 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         if mode == "node" and "CSI_NODE_NAME" not in env:
             problems.append(f"{where}: CSI_NODE_NAME not set")
         resources = container.get("resources", {})
-        if not resources.get("requests", {}).get("memory") or not resources.get("limits", {}).get("memory"):
+        # EBS: upstream's chart sets a request and a limit; EFS: upstream's sets none (efs-proxy runs one process per
+        # mount in the node plugin: an OOM kill would stall every mount on the node).
+        if driver_of(workload) == "ebs" and (not resources.get("requests", {}).get("memory") or
+                                             not resources.get("limits", {}).get("memory")):
             problems.append(f"{where}: plugin memory request/limit missing")
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
         if "/tmp" not in mounts:
@@ -640,21 +644,23 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
     ebs_enabled = values.get("ebs", {}).get("enabled", True)
     efs_enabled = values.get("efs", {}).get("enabled", False)
     default_sc = values.get("defaultStorageClass", {})
-    gp3 = named(docs, "StorageClass", "gp3")
+    name = default_sc.get("name", "ebs-csi-default-sc")
+    gp3 = named(docs, "StorageClass", name)
     if ebs_enabled and default_sc.get("enabled"):
         if gp3 is None:
-            problems.append("defaultStorageClass.enabled but no gp3 StorageClass")
+            problems.append(f"defaultStorageClass.enabled but no {name} StorageClass")
         else:
-            if gp3.get("provisioner") != "ebs.csi.aws.com" or gp3.get("parameters", {}).get("type") != "gp3":
-                problems.append(f"gp3: provisioner {gp3.get('provisioner')} parameters {gp3.get('parameters')}")
+            if gp3.get("provisioner") != "ebs.csi.aws.com" or \
+                    gp3.get("parameters", {}) != {k: str(v) for k, v in (default_sc.get("parameters") or {}).items()}:
+                problems.append(f"{name}: provisioner {gp3.get('provisioner')} parameters {gp3.get('parameters')}")
             if gp3.get("allowVolumeExpansion") is not True:
-                problems.append("gp3: allowVolumeExpansion is not true")
+                problems.append(f"{name}: allowVolumeExpansion is not true")
             if gp3.get("volumeBindingMode") != "WaitForFirstConsumer":
-                problems.append(f"gp3: volumeBindingMode {gp3.get('volumeBindingMode')}")
+                problems.append(f"{name}: volumeBindingMode {gp3.get('volumeBindingMode')}")
             if gp3["metadata"].get("annotations", {}).get("storageclass.kubernetes.io/is-default-class") != "true":
-                problems.append("gp3: not marked as the default class")
-    elif gp3 is not None:
-        problems.append("gp3 rendered although defaultStorageClass.enabled is false (upstream renders no class)")
+                problems.append(f"{name}: not marked as the default class")
+    elif gp3 is not None and name == "ebs-csi-default-sc":
+        problems.append(f"{name} rendered although defaultStorageClass.enabled is false (upstream renders no class)")
     file_system = values.get("efsStorageClass", {}).get("fileSystemId")
     efs_class = named(docs, "StorageClass", "efs-sc")
     if efs_enabled and file_system:
@@ -970,8 +976,8 @@ UNCONDITIONED = {
 # ebs.csi.aws.com/cluster-name come with --k8s-tag-cluster-id), and for the cross-account policy the tag the operator
 # puts on the other account's role.
 DRIVER_TAGS = {
-    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName",
-                        "kubernetes.io/created-for/pvc/name"},
+    "ebs-policy-hardened.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName",
+                                 "kubernetes.io/created-for/pvc/name"},
     "ebs-policy-cluster-scoped.json": {"ebs.csi.aws.com/cluster-name", "KubernetesCluster",
                                        "kubernetes.io/created-for/pvc/name"},
     "efs-policy.json": {"efs.csi.aws.com/cluster"},
@@ -981,6 +987,51 @@ DRIVER_TAGS = {
 
 def as_list(value) -> list:
     return value if isinstance(value, list) else [value]
+
+
+# What upstream's documented policy (kubernetes-sigs/aws-ebs-csi-driver docs/example-iam-policy.json) grants with no
+# condition, per action and resource, limited to the actions this driver calls (DescribeTags and DescribeVolumeStatus
+# it does not). The default ebs-policy.json must grant each of these unconditioned too: a static PV on an untagged
+# volume (an AWS Backup restore, a Terraform volume) must attach, expand and snapshot after the switch as before.
+UPSTREAM_UNCONDITIONED = {
+    ("ec2:CreateSnapshot", "arn:aws:ec2:*:*:volume/*"), ("ec2:ModifyVolume", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:CopyVolumes", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:AttachVolume", "arn:aws:ec2:*:*:volume/*"), ("ec2:DetachVolume", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:AttachVolume", "arn:aws:ec2:*:*:instance/*"), ("ec2:DetachVolume", "arn:aws:ec2:*:*:instance/*"),
+    ("ec2:CreateVolume", "arn:aws:ec2:*:*:snapshot/*"), ("ec2:EnableFastSnapshotRestores", "arn:aws:ec2:*:*:snapshot/*"),
+}
+# What upstream grants at all (any condition), per action and resource: no variant may grant more (LockSnapshot, which
+# upstream documents as an addition for snapshot locking, only on the cluster's own snapshots).
+UPSTREAM_GRANTS = UPSTREAM_UNCONDITIONED | {
+    ("ec2:CreateVolume", "arn:aws:ec2:*:*:volume/*"), ("ec2:DeleteVolume", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:CreateSnapshot", "arn:aws:ec2:*:*:snapshot/*"), ("ec2:DeleteSnapshot", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:CreateTags", "arn:aws:ec2:*:*:volume/*"), ("ec2:CreateTags", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:DeleteTags", "arn:aws:ec2:*:*:volume/*"), ("ec2:DeleteTags", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:LockSnapshot", "arn:aws:ec2:*:*:snapshot/*"),
+}
+
+
+def check_iam_default_as_upstream() -> list[str]:
+    """ebs-policy.json breaks nothing upstream's documented policy allows, and no EBS variant grants more."""
+    problems = []
+    for file_name in ("ebs-policy.json", "ebs-policy-hardened.json", "ebs-policy-cluster-scoped.json"):
+        policy = json.loads((IAM / file_name).read_text())
+        unconditioned = set()
+        for statement in policy["Statement"]:
+            for action in as_list(statement["Action"]):
+                for resource in as_list(statement["Resource"]):
+                    if action.split(":", 1)[1].startswith("Describe"):
+                        continue
+                    if (action, resource) not in UPSTREAM_GRANTS:
+                        problems.append(f"{file_name}/{statement.get('Sid')}: {action} on {resource} is more than "
+                                        "upstream's policy grants")
+                    if not statement.get("Condition"):
+                        unconditioned.add((action, resource))
+        if file_name == "ebs-policy.json":
+            for action, resource in sorted(UPSTREAM_UNCONDITIONED - unconditioned):
+                problems.append(f"{file_name}: {action} on {resource} is bound to a tag; upstream's is not (static PVs "
+                                "on untagged volumes would stop working)")
+    return problems
 
 
 def check_iam_policy(file_name: str) -> list[str]:
@@ -1020,7 +1071,7 @@ def check_iam_policy(file_name: str) -> list[str]:
                       "KubernetesCluster" in k]
             if any(v != "${aws:PrincipalTag/eks-cluster-name}" for v in values):
                 problems.append(f"{file_name}/{sid}: cluster tag not compared with the session's eks-cluster-name")
-    if file_name == "ebs-policy.json" and not any(
+    if file_name == "ebs-policy-hardened.json" and not any(
             "ec2:ResourceTag/kubernetes.io/created-for/pvc/name" in c for st in policy["Statement"]
             for c in st.get("Condition", {}).values()):
         problems.append(f"{file_name}: no statement for the in-tree provisioner's volumes (CSI migration)")
@@ -1117,10 +1168,17 @@ def main() -> int:
                    [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
                     f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])
     upstream_checks.run_all(tools, results, rendered_sets, arguments.cache, CHARTS, validate_offline)
+    # Proof (a) of issue 26: upstream's real charts and these, rendered with the same values, object by object.
+    upstream_compare.run_all(tools.helm, results.record)
+    import derive_schema
+    results.record("aws-ebs-csi-driver values.schema.json: upstream's schema unchanged plus this chart's own keys",
+                   derive_schema.check())
 
     for name, args, field_name in INVALID_VALUES:
         results.record(f"values.schema.json refuses {name}", check_refused(tools, args, field_name))
 
+    results.record("IAM ebs-policy.json allows what upstream's documented policy allows; no EBS variant allows more",
+                   check_iam_default_as_upstream())
     for file_name in sorted(DRIVER_TAGS):
         results.record(f"IAM {file_name}: least privilege, scoped by the driver's tags", check_iam_policy(file_name))
 

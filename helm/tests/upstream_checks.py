@@ -363,7 +363,7 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
             "node.serviceAccount (name, namespace, disableMutation)"),
         "node.enableLinux": lambda r: need(node(r) is not None and N(r).ds("ebs-csi-node") is None,
                                            "enableLinux: the default DaemonSet"),
-        "node.enableWindows": lambda r: A(r).noted("enableWindows"),
+        "node.enableWindows": lambda r: need("WARNING: node.enableWindows" in r.notes, "enableWindows warning"),
         "node.metadataSources": lambda r: need(env(nplug(r)).get("AWS_EC2_METADATA_DISABLED") == "true",
                                                "metadataSources without imds") + A(r).noted("metadata-labeler"),
         "node.legacyXFS": lambda r: need("--legacy-xfs" in args(nplug(r)), "legacyXFS"),
@@ -776,6 +776,11 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
         notes = notes_of(tools, charts[chart_name], None)
         results.record(f"{chart_name}: NOTES.txt lists nothing as not applied with the default values",
                        need("Accepted but not applied" not in notes and "RENDER FAILED" not in notes, notes))
+        if chart_name == "aws-ebs-csi-driver":
+            # upstream's default node.enableWindows=true renders ebs-csi-node-windows: its loss is said loudly.
+            results.record(f"{chart_name}: NOTES.txt warns that ebs-csi-node-windows is not rendered (upstream's "
+                           "default enableWindows)", need("WARNING: node.enableWindows" in notes and
+                                                          "ebs-csi-node-windows" in notes, notes))
     for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver", "aws-csi-driver"):
         notes = notes_of(tools, charts[chart_name], None, ["--set", "diagnose.clusterRole.create=true"])
         results.record(f"{chart_name}: NOTES.txt names the diagnose ClusterRole and how to bind it",
@@ -784,11 +789,14 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as typo:
         typo.write("controler:\n  replicaCount: 3\nnode:\n  tolerateAllTaint: false\n")
         typo.flush()
-        for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver"):
-            notes = notes_of(tools, charts[chart_name], Path(typo.name))
-            results.record(f"{chart_name}: keys neither chart knows are accepted and listed in NOTES.txt",
-                           need("controler: not a key" in notes and "node.tolerateAllTaint: not a key" in notes,
-                                notes))
+        # EFS: upstream's chart has no schema and ignores them: accepted and listed. EBS: upstream's closed schema
+        # refuses them, and so does this chart's (derived from it).
+        notes = notes_of(tools, charts["aws-efs-csi-driver"], Path(typo.name))
+        results.record("aws-efs-csi-driver: keys neither chart knows are accepted and listed in NOTES.txt",
+                       need("controler: not a key" in notes and "node.tolerateAllTaint: not a key" in notes, notes))
+        refused = tools.template(KUBE, "-f", typo.name, chart=charts["aws-ebs-csi-driver"])
+        results.record("aws-ebs-csi-driver: keys upstream's schema refuses are refused (values.schema.json)",
+                       need(refused.returncode != 0 and "controler" in refused.stderr, refused.stderr or "rendered"))
 
     # Render-level upgrade from upstream releases.
     for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver"):

@@ -203,7 +203,11 @@ Input: dict "args" (list). Output JSON: {"args": [...], "dropped": [...]}.
 {{/* A list of tolerations as YAML, with the upstream EBS node defaults when not tolerating every taint. */}}
 {{- define "awscsi.nodeTolerations" -}}
 {{- $n := .n -}}
-{{- if include "awscsi.true" ($n.tolerateAllTaints | default false) }}
+{{- if $n.tolerationsAsGiven }}
+{{- with $n.tolerations }}
+{{ toYaml . }}
+{{- end }}
+{{- else if include "awscsi.true" ($n.tolerateAllTaints | default false) }}
 - operator: Exists
 {{- else }}
 {{- with $n.tolerations }}

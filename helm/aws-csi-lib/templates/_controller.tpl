@@ -59,9 +59,18 @@ spec:
         {{- with $ctl.podLabels }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
-      {{- with $ctl.podAnnotations }}
+      {{- /* upstream EFS: prometheus.io annotations on the controller pod with enableMetrics and
+      enablePrometheusAnnotations (default true) */}}
+      {{- $podScrape := and (eq $d "efs") (include "awscsi.true" ($ctl.enableMetrics | default false)) (include "awscsi.true" (ternary true $ctl.enablePrometheusAnnotations (kindIs "invalid" $ctl.enablePrometheusAnnotations))) }}
+      {{- if or $ctl.podAnnotations $podScrape }}
       annotations:
+        {{- with $ctl.podAnnotations }}
         {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- if $podScrape }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: {{ $ctl.metricsPort | default 3301 | quote }}
+        {{- end }}
       {{- end }}
     spec:
       serviceAccountName: {{ dig "serviceAccount" "name" (printf "%s-csi-controller-sa" $d) $ctl }}
@@ -110,6 +119,7 @@ spec:
         - name: {{ printf "%s-plugin" $d }}
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
+          terminationMessagePolicy: FallbackToLogsOnError
           {{- $args := list "--driver" $d "--mode" "controller" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $ctl.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($ctl.loggingFormat | default "text")) }}
           {{- /* Always served: the readiness probe reads /readyz there (the metrics Service needs enableMetrics). */}}
           {{- $httpEndpoint := $ctl.httpEndpoint | default (printf "0.0.0.0:%v" $metricsPort) }}
@@ -246,6 +256,7 @@ spec:
         - name: csi-provisioner
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $p) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $p) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
             {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $p.additionalArgs) | nindent 12 }}
           env:
@@ -290,6 +301,7 @@ spec:
         - name: csi-attacher
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $a) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $a) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
             {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $a.additionalArgs) | nindent 12 }}
           env:
@@ -328,6 +340,7 @@ spec:
         - name: csi-resizer
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $r) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $r) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
             {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs) | nindent 12 }}
           env:
@@ -346,7 +359,7 @@ spec:
           {{- end }}
           {{- if $metrics }}
           ports:
-            - name: metrics-resize
+            - name: metrics-resizer
               containerPort: {{ $r.metricsPort | default 3304 }}
               protocol: TCP
           {{- end }}
@@ -370,6 +383,7 @@ spec:
         - name: csi-snapshotter
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $n) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $n) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
             {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $n.additionalArgs) | nindent 12 }}
           env:
@@ -437,6 +451,7 @@ additionalArgs --health-port or --metrics-address (deprecated forms, which liven
 - name: liveness-probe
   image: {{ include "awscsi.sidecarImage" (dict "c" .c "s" .l) }}
   imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" .c "s" .l) }}
+  terminationMessagePolicy: FallbackToLogsOnError
   args:
     {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $extra) | nindent 4 }}
   {{- $proxy := include "awscsi.proxyEnv" .c }}

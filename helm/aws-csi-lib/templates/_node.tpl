@@ -127,6 +127,7 @@ spec:
         - name: {{ printf "%s-plugin" $d }}
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
+          terminationMessagePolicy: FallbackToLogsOnError
           {{- $args := list "--driver" $d "--mode" "node" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $n.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($n.loggingFormat | default "text")) }}
           {{- if $metrics }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $metricsPort) }}
           {{- else if $builtin }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $healthPort) }}{{- end }}
@@ -242,11 +243,18 @@ spec:
           {{- /* builtin: ready once the kubelet reported the driver registered */}}
           readinessProbe:
             {{- include "awscsi.probe" (dict "override" $n.readinessProbe "default" (dict "httpGet" (dict "path" "/readyz" "port" $probePort) "initialDelaySeconds" 5 "timeoutSeconds" 3 "periodSeconds" 10 "failureThreshold" 3)) | nindent 12 }}
-          {{- else }}
-          {{- with $n.readinessProbe }}
+          {{- else if $n.readinessProbe }}
           readinessProbe:
-            {{- toYaml . | nindent 12 }}
-          {{- end }}
+            {{- toYaml $n.readinessProbe | nindent 12 }}
+          {{- else if eq $d "ebs" }}
+          # upstream EBS: ready once the livenessprobe sidecar's /healthz (the plugin's CSI Probe) answers.
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: healthz
+            timeoutSeconds: 3
+            periodSeconds: 5
+            failureThreshold: 3
           {{- end }}
           {{- with $n.startupProbe }}
           startupProbe:
@@ -272,6 +280,7 @@ spec:
         - name: {{ ternary "node-driver-registrar" "csi-driver-registrar" (eq $d "ebs") }}
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $r) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $r) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
             {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs) | nindent 12 }}
           env:

@@ -17,11 +17,14 @@ metadata:
   name: {{ .csi }}
   labels:
     {{- include "awscsi.labels" . | nindent 4 }}
-  {{- if include "awscsi.true" ($cd.helmHook | default false) }}
-  # upstream EFS (useHelmHooksForCSIDriver): a hook, replaced on every install and upgrade and kept on uninstall.
+  {{- if or (include "awscsi.true" ($cd.helmHook | default false)) (eq .d "efs") }}
+  # upstream EFS: kept on uninstall (helm.sh/resource-policy: keep, hook or not); with useHelmHooksForCSIDriver a
+  # hook, replaced on every install and upgrade.
   annotations:
+    {{- if include "awscsi.true" ($cd.helmHook | default false) }}
     helm.sh/hook: pre-install,pre-upgrade
     helm.sh/hook-delete-policy: before-hook-creation
+    {{- end }}
     helm.sh/resource-policy: keep
   {{- end }}
 spec:
@@ -35,7 +38,15 @@ spec:
   seLinuxMount: true
   {{- end }}
   {{- if semverCompare ">=1.33-0" .root.Capabilities.KubeVersion.Version }}
-  nodeAllocatableUpdatePeriodSeconds: {{ .v.nodeAllocatableUpdatePeriodSeconds | default 10 }}
+  {{- /* -1 (upstream's default, also what --reuse-values brings): automatic, 10 s (upstream: 300 with its
+  metadata-labeler, which this driver lacks); 0 or absent: not set; the API server refuses less than 10. */}}
+  {{- $period := .v.nodeAllocatableUpdatePeriodSeconds }}
+  {{- if kindIs "invalid" $period }}{{ $period = -1 }}{{ end }}
+  {{- if eq (int $period) -1 }}
+  nodeAllocatableUpdatePeriodSeconds: 10
+  {{- else if $period }}
+  nodeAllocatableUpdatePeriodSeconds: {{ $period }}
+  {{- end }}
   {{- end }}
   {{- else }}
   attachRequired: false
@@ -47,7 +58,7 @@ spec:
 StorageClasses of this driver: provisioner, parameters, reclaimPolicy and volumeBindingMode are immutable, so each
 renders exactly what the entry says. Binding defaults as upstream: EBS WaitForFirstConsumer (the volume lands in the
 zone of the pod's node), EFS Immediate (the API default upstream's EFS chart leaves in place). allowVolumeExpansion
-only where given, and by default for EBS (EFS volumes have no size to grow).
+only where given (as upstream; ebs-csi-default-sc sets it), since a class is immutable and must read as upstream's.
 */}}
 {{- define "awscsi.storageClasses" -}}
 {{- $c := . -}}
@@ -71,8 +82,6 @@ volumeBindingMode: {{ .volumeBindingMode | default (ternary "WaitForFirstConsume
 reclaimPolicy: {{ .reclaimPolicy | default "Delete" }}
 {{- if not (kindIs "invalid" .allowVolumeExpansion) }}
 allowVolumeExpansion: {{ include "awscsi.true" .allowVolumeExpansion | eq "true" }}
-{{- else if eq $c.d "ebs" }}
-allowVolumeExpansion: true
 {{- end }}
 {{- with .parameters }}
 parameters:

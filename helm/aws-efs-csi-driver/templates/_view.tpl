@@ -24,7 +24,9 @@ NOTES.txt.
 {{- if empty (index $ctl $k) }}{{- $_ := unset $ctl $k }}{{- end -}}
 {{- if empty (index $node $k) }}{{- $_ := unset $node $k }}{{- end -}}
 {{- end -}}
-{{- $_ := set $node "tolerateAllTaints" true -}}
+{{- /* upstream renders node.tolerations as given (default: every taint) */ -}}
+{{- $_ := set $node "tolerateAllTaints" false -}}
+{{- $_ := set $node "tolerationsAsGiven" true -}}
 {{- $_ := set $v "fips" $v.useFIPS -}}
 {{- $_ := set $v "csiDriver" (dict "create" true "helmHook" (ne (toString $v.useHelmHooksForCSIDriver) "false")) -}}
 {{- $_ := set $v "region" $ctl.region -}}
