@@ -480,15 +480,15 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         for group, resource, verb in have:
             if (resource == "secrets" and not (id_refs and verb == "get")) or verb == "*" or resource == "*":
                 problems.append(f"{account}: broader than needed: {verb} {resource}")
-    if not refs and named(docs, "ClusterRole", "efs-csi-filesystem-id-refs-role"):
-        problems.append("efs-csi-filesystem-id-refs-role rendered without controller.fileSystemIdRefs.enabled")
+    if not refs and named(docs, "ClusterRole", "efs-csi-filesystem-id-reader-role"):
+        problems.append("efs-csi-filesystem-id-reader-role rendered without controller.fileSystemIdRefs.enabled")
     # Grants on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace; and, with
     # fileSystemIdRefs, get on any Secret for the EFS controller.
     for role in objects(docs, "ClusterRole") + objects(docs, "Role"):
         for rule in role["rules"]:
             if "secrets" in rule.get("resources", []) or "*" in rule.get("resources", []):
                 name = role["metadata"]["name"]
-                if name == "efs-csi-filesystem-id-refs-role" and refs:
+                if name == "efs-csi-filesystem-id-reader-role" and refs:
                     if set(rule["verbs"]) != {"get"} or "*" in rule["resources"]:
                         problems.append(f"{name}: more than get on ConfigMaps and Secrets: {rule}")
                 elif name != "efs-csi-external-provisioner-role-describe-secrets":
@@ -706,10 +706,14 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
 
 def check_disruption_budgets(docs: list[dict], values: dict) -> list[str]:
     problems = []
-    if not values.get("controller", {}).get("podDisruptionBudget", {}).get("enabled", True):
+    pdb = values.get("controller", {}).get("podDisruptionBudget", {})
+    if not pdb.get("enabled", True):
         return problems
     budgets = objects(docs, "PodDisruptionBudget")
     for deployment in controllers(docs):
+        # upstream's EFS chart (and this one's) makes none unless asked
+        if driver_of(deployment) == "efs" and "enabled" not in pdb and not budgets:
+            continue
         labels = deployment["spec"]["selector"]["matchLabels"]
         if not any(b["spec"]["selector"]["matchLabels"] == labels for b in budgets):
             problems.append(f"{deployment['metadata']['name']}: no PodDisruptionBudget selects it")
@@ -726,10 +730,13 @@ def check_metrics(docs: list[dict], values: dict) -> list[str]:
         selected = [s for s in services if all(s["metadata"].get("labels", {}).get(k) == v for k, v in labels.items())]
         if not selected:
             problems.append(f"ServiceMonitor {monitor['metadata']['name']}: selects no Service")
-        ports = {p["name"] for s in selected for p in s["spec"]["ports"]}
+        ports = {p["name"] for s in selected for p in s["spec"]["ports"]} | \
+            {p.get("targetPort") for s in selected for p in s["spec"]["ports"]}
         for endpoint in monitor["spec"]["endpoints"]:
-            if endpoint["port"] not in ports:
-                problems.append(f"{monitor['metadata']['name']}: endpoint port {endpoint['port']} has no Service port")
+            # upstream EBS names the target port (a number), upstream EFS the Service port
+            port = endpoint.get("port", endpoint.get("targetPort"))
+            if port not in ports:
+                problems.append(f"{monitor['metadata']['name']}: endpoint port {port} has no Service port")
     for service in services:
         selector = service["spec"]["selector"]
         targets = [w for w in controllers(docs) + node_daemonsets(docs)
@@ -737,7 +744,8 @@ def check_metrics(docs: list[dict], values: dict) -> list[str]:
         if not targets:
             problems.append(f"Service {service['metadata']['name']}: selects no workload")
         for port in service["spec"]["ports"]:
-            names = {p["name"] for w in targets for c in containers(w) for p in c.get("ports", [])}
+            names = {p["name"] for w in targets for c in containers(w) for p in c.get("ports", [])} | \
+                {p["containerPort"] for w in targets for c in containers(w) for p in c.get("ports", [])}
             if port["targetPort"] not in names:
                 problems.append(f"Service {service['metadata']['name']}: targetPort {port['targetPort']} not declared")
         annotations = service["metadata"].get("annotations", {})
@@ -756,6 +764,16 @@ def check_service_monitor_wanted(docs: list[dict], values: dict) -> list[str]:
 
 
 PINNED = {"csi-provisioner": "v6.4.0", "csi-attacher": "v4.13.0", "csi-resizer": "v2.3.0", "csi-snapshotter": "v8.7.0"}
+# The upstream-layout charts default to upstream's own images (issue 26 item 1), read from upstream's values.yaml.
+PINNED_UPSTREAM = {
+    "aws-ebs-csi-driver": {"csi-provisioner": "public.ecr.aws/csi-components/csi-provisioner:v6.3.0-eksbuild.4",
+                           "csi-attacher": "public.ecr.aws/csi-components/csi-attacher:v4.12.0-eksbuild.5",
+                           "csi-resizer": "public.ecr.aws/csi-components/csi-resizer:v2.2.1-eksbuild.3",
+                           "csi-snapshotter": "public.ecr.aws/csi-components/csi-snapshotter:v8.6.0-eksbuild.5",
+                           "liveness-probe": "public.ecr.aws/csi-components/livenessprobe:v2.19.0-eksbuild.5"},
+    "aws-efs-csi-driver": {"csi-provisioner": "public.ecr.aws/csi-components/csi-provisioner:v6.3.0-eksbuild.2",
+                           "liveness-probe": "public.ecr.aws/csi-components/livenessprobe:v2.19.0-eksbuild.3"},
+}
 
 
 def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
@@ -765,11 +783,16 @@ def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
     seen = set()
     for workload in controllers(parse(result.stdout)) if not problems else []:
         for c in containers(workload):
-            if c["name"] in PINNED:
+            if chart.name in PINNED_UPSTREAM:
+                if c["name"] in PINNED_UPSTREAM[chart.name]:
+                    seen.add(c["name"])
+                    if c["image"] != PINNED_UPSTREAM[chart.name][c["name"]]:
+                        problems.append(f"{workload['metadata']['name']}/{c['name']}: {c['image']}")
+            elif c["name"] in PINNED:
                 seen.add(c["name"])
                 if not c["image"].endswith(":" + PINNED[c["name"]]):
                     problems.append(f"{workload['metadata']['name']}/{c['name']}: {c['image']}")
-    expected = set(PINNED) if chart.name != "aws-efs-csi-driver" else {"csi-provisioner"}
+    expected = set(PINNED_UPSTREAM.get(chart.name, PINNED))
     return problems + ([f"sidecars not rendered: {sorted(expected - seen)}"] if expected - seen else [])
 
 
@@ -1109,8 +1132,9 @@ def main() -> int:
             docs = parse(default.stdout)
             results.record(f"{chart_name}: default values, kubeconform -strict",
                            validate_offline(tools, default.stdout, docs, DEFAULT_KUBE_VERSION, arguments.cache))
-            results.record(f"{chart_name}: default sidecar images pinned (provisioner v6.4.0, attacher v4.13.0, "
-                           "resizer v2.3.0, snapshotter v8.7.0)", check_pinned_images(tools, chart))
+            results.record(f"{chart_name}: default sidecar images pinned (upstream-layout charts: upstream's "
+                           "public.ecr.aws/csi-components -eksbuild images; combined chart: provisioner v6.4.0, "
+                           "attacher v4.13.0, resizer v2.3.0, snapshotter v8.7.0)", check_pinned_images(tools, chart))
 
     value_sets = [ValueSet.load(p) for p in VALUE_SETS.glob("*.yaml")] + \
         [ValueSet.load(p) for p in UPSTREAM_VALUE_SETS.glob("*.yaml")]

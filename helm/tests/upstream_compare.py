@@ -41,7 +41,8 @@ INTENDED = HERE / "intended-differences.yaml"
 COMPARE_VALUES = HERE / "upstream" / "compare"
 KUBE = "1.34.0"
 NAMESPACE = "kube-system"
-API_VERSIONS = ["snapshot.storage.k8s.io/v1"]
+# A live EKS cluster of that version: the snapshot CRDs installed, VolumeAttributesClass served (GA in 1.34).
+API_VERSIONS = ["snapshot.storage.k8s.io/v1", "storage.k8s.io/v1/VolumeAttributesClass"]
 CHART_NAMES = ("aws-ebs-csi-driver", "aws-efs-csi-driver")
 
 
@@ -232,9 +233,37 @@ def parse_args(args: list) -> dict:
         if a.startswith("-"):
             name = a.lstrip("-")
             key, _, val = name.partition("=")
+            if key == "feature-gates" and key in out:
+                # repeated --feature-gates merge (component-base's map flag)
+                val = ",".join(sorted(set(out[key].split(",")) | set(val.split(","))))
+            elif key == "feature-gates":
+                val = ",".join(sorted(val.split(",")))
             out[key] = val if "=" in name else "true"
         else:
             out.setdefault("<positional>", []).append(a)
+    return out
+
+
+# Plugin flags whose value here is this driver's default (launcher Usage.SERVE), the same as upstream's Go driver's:
+# passing them or not means the same. (EFS: the opt-ins off make --max-inflight-mount-calls and
+# --volume-attach-limit inert, in both drivers.)
+DRIVER_DEFAULTS = {
+    "vol-metrics-opt-in": "false", "vol-metrics-refresh-period": "240m", "vol-metrics-fs-rate-limit": "5",
+    "force-unmount-after-timeout": "false", "unmount-timeout": "30s", "max-inflight-mount-calls-opt-in": "false",
+    "volume-attach-limit-opt-in": "false", "efs-cloudwatch-log-enabled": "false",
+    "delete-access-point-root-dir": "false", "logtostderr": "true", "debug-logs": "false", "log-format": "text",
+    "log-level": "info",
+}
+INERT_WITHOUT_OPT_IN = {"max-inflight-mount-calls": "max-inflight-mount-calls-opt-in",
+                        "volume-attach-limit": "volume-attach-limit-opt-in"}
+
+
+def drop_defaults(args: dict, efs: bool) -> dict:
+    out = {k: v for k, v in args.items() if DRIVER_DEFAULTS.get(k) != v}
+    if efs:
+        for flag, opt_in in INERT_WITHOUT_OPT_IN.items():
+            if args.get(opt_in, "false") == "false":
+                out.pop(flag, None)
     return out
 
 
@@ -245,6 +274,10 @@ def plugin_args_by_meaning(args: dict) -> dict:
     if "v" in out:
         level = out.pop("v")
         out["log-level"] = "debug" if level.isdigit() and int(level) >= 4 else "info"
+    if out.pop("debug-logs", "false") == "true":
+        out["log-level"] = "debug"
+    if re.fullmatch(r"[0-9]+", out.get("vol-metrics-refresh-period", "x")):
+        out["vol-metrics-refresh-period"] += "m"
     if "logging-format" in out:
         out["log-format"] = out.pop("logging-format")
     return out
@@ -305,7 +338,9 @@ def compare_container(diff: Diff, path: str, u: dict, o: dict):
     diff.eq(f"{path}/image", u.get("image"), o.get("image"))
     diff.eq(f"{path}/imagePullPolicy", u.get("imagePullPolicy", "IfNotPresent"), o.get("imagePullPolicy", "IfNotPresent"))
     if path.endswith("-plugin"):
-        diff.keyed(f"{path}/args", plugin_args_by_meaning(parse_args(u.get("args"))), parse_args(o.get("args")))
+        efs = path.endswith("efs-plugin")
+        diff.keyed(f"{path}/args", drop_defaults(plugin_args_by_meaning(parse_args(u.get("args"))), efs),
+                   drop_defaults(parse_args(o.get("args")), efs))
     else:
         diff.keyed(f"{path}/args", parse_args(u.get("args")), parse_args(o.get("args")))
     diff.eq(f"{path}/command", u.get("command"), o.get("command"))
@@ -319,8 +354,8 @@ def compare_container(diff: Diff, path: str, u: dict, o: dict):
             o.get("terminationMessagePolicy", "File"))
     diff.keyed(f"{path}/ports", {p.get("name", str(p["containerPort"])): p["containerPort"] for p in u.get("ports", []) or []},
                {p.get("name", str(p["containerPort"])): p["containerPort"] for p in o.get("ports", []) or []})
-    diff.keyed(f"{path}/volumeMounts", {m["mountPath"]: m.get("mountPropagation") for m in u.get("volumeMounts", []) or []},
-               {m["mountPath"]: m.get("mountPropagation") for m in o.get("volumeMounts", []) or []})
+    diff.keyed(f"{path}/volumeMounts", {m["mountPath"].rstrip("/"): m.get("mountPropagation") for m in u.get("volumeMounts", []) or []},
+               {m["mountPath"].rstrip("/"): m.get("mountPropagation") for m in o.get("volumeMounts", []) or []})
     diff.eq(f"{path}/lifecycle", u.get("lifecycle"), o.get("lifecycle"))
 
 
@@ -340,10 +375,12 @@ def compare_workload(diff: Diff, path: str, u: dict, o: dict):
     ua, oa = ut["metadata"].get("annotations", {}) or {}, ot["metadata"].get("annotations", {}) or {}
     diff.keyed(f"{path}/podAnnotations", ua, oa)
     up, op = ut["spec"], ot["spec"]
+    api_defaults = {"hostNetwork": False, "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst"}
     for key in ("serviceAccountName", "priorityClassName", "hostNetwork", "dnsPolicy", "nodeSelector", "affinity",
                 "securityContext", "automountServiceAccountToken", "terminationGracePeriodSeconds", "hostAliases",
                 "dnsConfig", "imagePullSecrets", "runtimeClassName", "topologySpreadConstraints"):
-        diff.eq(f"{path}/pod/{key}", up.get(key), op.get(key))
+        default = api_defaults.get(key)
+        diff.eq(f"{path}/pod/{key}", up.get(key, default) or default, op.get(key, default) or default)
     diff.eq(f"{path}/pod/tolerations", sorted_list(up.get("tolerations")), sorted_list(op.get("tolerations")))
     diff.keyed(f"{path}/pod/volumes", {v["name"]: {k: x for k, x in v.items() if k != "name"} for v in up.get("volumes", []) or []},
                {v["name"]: {k: x for k, x in v.items() if k != "name"} for v in op.get("volumes", []) or []})
@@ -392,11 +429,14 @@ def compare_object(diff: Diff, path: str, kind: str, u: dict, o: dict):
         diff.keyed(f"{path}/annotations", u["metadata"].get("annotations") or {}, o["metadata"].get("annotations") or {})
     elif kind in ("StorageClass", "VolumeSnapshotClass"):
         strip = {"apiVersion", "kind", "metadata"}
-        diff.keyed(f"{path}/fields", {k: v for k, v in u.items() if k not in strip},
-                   {k: v for k, v in o.items() if k not in strip})
+        # the API's defaults, filled in by the API server when a field is left out
+        defaults = {"reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"} if kind == "StorageClass" else {}
+        diff.keyed(f"{path}/fields", {**defaults, **{k: v for k, v in u.items() if k not in strip}},
+                   {**defaults, **{k: v for k, v in o.items() if k not in strip}})
         diff.keyed(f"{path}/annotations", u["metadata"].get("annotations") or {}, o["metadata"].get("annotations") or {})
     elif kind == "PodDisruptionBudget":
-        diff.eq(f"{path}/spec", u["spec"], o["spec"])
+        diff.eq(f"{path}/spec", {k: v for k, v in u["spec"].items() if v is not None},
+                {k: v for k, v in o["spec"].items() if v is not None})
     elif kind == "ServiceMonitor":
         diff.eq(f"{path}/spec", u["spec"], o["spec"])
     else:

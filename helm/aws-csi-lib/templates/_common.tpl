@@ -67,7 +67,7 @@ or a level name. Input: the logLevel value; debugLogs wins.
 
 {{/* A sidecar's --v: its logLevel, 7 under debugLogs. Input: dict "c" "level". */}}
 {{- define "awscsi.sidecarVerbosity" -}}
-{{- if include "awscsi.true" .c.v.debugLogs }}7{{ else }}{{ .level | default 2 }}{{ end -}}
+{{- if and (eq .c.d "ebs") (include "awscsi.true" .c.v.debugLogs) }}7{{ else }}{{ .level | default 2 }}{{ end -}}
 {{- end -}}
 
 {{/*

@@ -10,7 +10,8 @@ Selector and pod labels are upstream's (app: <d>-csi-controller, app.kubernetes.
 {{- $ctl := $v.controller | default dict -}}
 {{- $s := $v.sidecars | default dict -}}
 {{- $d := .d -}}
-{{- $app := .controllerApp -}}
+{{- /* upstream EFS: the app label (and selector) is controller.name */ -}}
+{{- $app := ternary ($ctl.name | default .controllerApp) .controllerApp (eq $d "efs") -}}
 {{- $socketDir := "/var/lib/csi/sockets/pluginproxy" -}}
 {{- $rootDirDeletion := and (eq $d "efs") (include "awscsi.true" ($ctl.deleteAccessPointRootDir | default false)) -}}
 {{- $snapshots := include "awscsi.snapshotsEnabled" $c -}}
@@ -332,7 +333,8 @@ spec:
             {{- toYaml ($a.securityContext | default $containerSecurity) | nindent 12 }}
         {{- /* csi-resizer: expansion, and ControllerModifyVolume through VolumeAttributesClasses */}}
         {{- $r := $s.resizer | default dict }}
-        {{- $args := list "--csi-address=$(ADDRESS)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--timeout=%v" ($r.timeout | default "60s")) "--extra-modify-metadata" "--handle-volume-inuse-error=false" }}
+        {{- $args := list "--csi-address=$(ADDRESS)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--timeout=%v" ($r.timeout | default "60s")) "--handle-volume-inuse-error=false" }}
+        {{- if include "awscsi.true" (ternary true $ctl.extraCreateMetadata (kindIs "invalid" $ctl.extraCreateMetadata)) }}{{- $args = append $args "--extra-modify-metadata" }}{{- end }}
         {{- if not (include "awscsi.vacServed" $c) }}{{- $args = append $args "--feature-gates=VolumeAttributesClass=false" }}{{- end }}
         {{- $args = concat $args (include "awscsi.leaderElectionArgs" $r | fromJsonArray) }}
         {{- $args = concat $args (list (printf "--kube-api-qps=%v" ($r.kubeApiQps | default 20)) (printf "--kube-api-burst=%v" ($r.kubeApiBurst | default 100)) (printf "--workers=%v" ($r.workers | default ($r.workerThreads | default 100))) (printf "--retry-interval-max=%v" ($r.retryIntervalMax | default "30m"))) }}
@@ -417,7 +419,7 @@ spec:
         {{- /* livenessprobe: /healthz for the plugin's probes and, on the same port, /metrics (--http-endpoint) */}}
         {{- $l := $s.livenessProbe | default dict }}
         {{- if $livenessSidecar }}
-        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" $socketDir "port" $healthPort "resources" ($l.resources | default $ctl.resources) "securityContext" ($l.securityContext | default $containerSecurity)) | nindent 8 }}
+        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" $socketDir "port" $healthPort "resources" ($l.resources | default (ternary (dict "requests" (dict "cpu" "10m" "memory" "32Mi") "limits" (dict "memory" "32Mi")) $ctl.resources (eq $d "ebs"))) "securityContext" ($l.securityContext | default $containerSecurity)) | nindent 8 }}
         {{- end }}
       volumes:
         - name: socket-dir

@@ -23,13 +23,15 @@ metadata:
   annotations:
     prometheus.io/scrape: "true"
     prometheus.io/port: {{ (index .ports 0).port | quote }}
-    prometheus.io/path: /metrics
   {{- end }}
 spec:
   type: ClusterIP
   selector:
     app: {{ .targetApp }}
+    {{- /* upstream EFS also selects its selector labels; upstream EBS only app */}}
+    {{- if eq .c.d "efs" }}
     {{- include "awscsi.selectorLabels" .c | nindent 4 }}
+    {{- end }}
   ports:
     {{- range .ports }}
     - name: {{ .name }}
@@ -60,13 +62,16 @@ spec:
   selector:
     matchLabels:
       app: {{ .name }}
-      {{- include "awscsi.selectorLabels" .c | nindent 6 }}
   namespaceSelector:
     matchNames:
       - {{ .ns }}
   endpoints:
     {{- range .ports }}
+    {{- if eq $.c.d "ebs" }}
+    - targetPort: {{ .target }}
+    {{- else }}
     - port: {{ .name }}
+    {{- end }}
       path: /metrics
       interval: {{ $sm.interval | default "15s" }}
       {{- with $sm.relabelings }}
@@ -110,8 +115,8 @@ spec:
 {{- end }}
 {{- else }}
 {{- /* upstream EFS: one Service, port "metrics" (the plugin); here also the provisioner's port */}}
-{{- $ports := list (dict "name" "metrics" "port" ($ctl.metricsPort | default 3301) "target" "metrics") (dict "name" "metrics-prov" "port" (dig "provisioner" "metricsPort" 3302 $s) "target" "metrics-prov") }}
-{{ include "awscsi.metricsService" (dict "c" $c "name" .controllerApp "ns" .ns "targetApp" .controllerApp "ports" $ports "annotate" false) }}
+{{- $ports := list (dict "name" "metrics" "port" ($ctl.metricsPort | default 3301) "target" ($ctl.metricsPort | default 3301)) (dict "name" "metrics-prov" "port" (dig "provisioner" "metricsPort" 3302 $s) "target" (dig "provisioner" "metricsPort" 3302 $s)) }}
+{{ include "awscsi.metricsService" (dict "c" $c "name" .controllerApp "ns" .ns "targetApp" ($ctl.name | default .controllerApp) "ports" $ports "annotate" false) }}
 {{- if include "awscsi.serviceMonitorWanted" (dict "root" .root "sm" $ctl.serviceMonitor) }}
 {{ include "awscsi.serviceMonitor" (dict "c" $c "name" .controllerApp "ns" .ns "ports" $ports "sm" $ctl.serviceMonitor) }}
 {{- end }}
@@ -119,7 +124,8 @@ spec:
 {{- end }}
 {{- if and .nodeRendered (include "awscsi.true" ($n.enableMetrics | default false)) }}
 {{- $ns := $n.namespaceOverride | default .ns }}
-{{- $ports := list (dict "name" "metrics" "port" ($n.metricsPort | default (ternary 3302 3312 (eq .d "ebs"))) "target" "metrics") }}
+{{- $nodePort := $n.metricsPort | default (ternary 3302 3312 (eq .d "ebs")) }}
+{{- $ports := list (dict "name" "metrics" "port" $nodePort "target" $nodePort) }}
 {{ include "awscsi.metricsService" (dict "c" $c "name" .nodeApp "ns" $ns "targetApp" .nodeApp "ports" $ports "annotate" (include "awscsi.true" (ternary true $n.enablePrometheusAnnotations (kindIs "invalid" $n.enablePrometheusAnnotations))) "internalTrafficPolicy" "Local") }}
 {{- if include "awscsi.serviceMonitorWanted" (dict "root" .root "sm" $n.serviceMonitor) }}
 {{ include "awscsi.serviceMonitor" (dict "c" $c "name" .nodeApp "ns" $ns "ports" $ports "sm" $n.serviceMonitor) }}

@@ -276,7 +276,10 @@ spec:
           {{- end }}
         {{- if not $builtin }}
         {{- /* node-driver-registrar: registers the plugin with the kubelet; /healthz (--http-endpoint) fails while the registration has not succeeded */}}
-        {{- $args := list "--csi-address=$(ADDRESS)" "--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--http-endpoint=:%v" $registrarPort) }}
+        {{- $args := list "--csi-address=$(ADDRESS)" "--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--http-endpoint=0.0.0.0:%v" $registrarPort) }}
+        {{- /* upstream's port names: EBS healthz-ndr; EFS has none (healthz-reg here). Sidecar resources: EBS upstream's 10m/32Mi, 32Mi limit when not given; EFS none. */}}
+        {{- $regPort := ternary "healthz-ndr" "healthz-reg" (eq $d "ebs") }}
+        {{- $sidecarResources := ternary (dict "requests" (dict "cpu" "10m" "memory" "32Mi") "limits" (dict "memory" "32Mi")) dict (eq $d "ebs") }}
         - name: {{ ternary "node-driver-registrar" "csi-driver-registrar" (eq $d "ebs") }}
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $r) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $r) }}
@@ -288,16 +291,22 @@ spec:
               value: /csi/csi.sock
             - name: DRIVER_REG_SOCK_PATH
               value: {{ printf "%scsi.sock" $pluginDir }}
+            {{- if eq $d "efs" }}
+            - name: KUBE_NODE_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: spec.nodeName
+            {{- end }}
             {{- include "awscsi.proxyEnv" $c | nindent 12 }}
             {{- with $r.env }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
           ports:
-            - name: healthz-reg
+            - name: {{ $regPort }}
               containerPort: {{ $registrarPort }}
               protocol: TCP
           livenessProbe:
-            {{- include "awscsi.probe" (dict "override" $r.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" "healthz-reg") "initialDelaySeconds" 10 "timeoutSeconds" 15 "periodSeconds" 30 "failureThreshold" 5)) | nindent 12 }}
+            {{- include "awscsi.probe" (dict "override" $r.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" $regPort) "initialDelaySeconds" 30 "timeoutSeconds" 15 "periodSeconds" 90)) | nindent 12 }}
           volumeMounts:
             - name: plugin-dir
               mountPath: /csi
@@ -305,14 +314,14 @@ spec:
               mountPath: /registration
             - name: probe-dir
               mountPath: {{ $pluginDir }}
-          {{- with ($r.resources | default $n.resources) }}
+          {{- with ($r.resources | default $sidecarResources) }}
           resources:
             {{- toYaml . | nindent 12 }}
           {{- end }}
           securityContext:
             {{- toYaml ($r.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false)) | nindent 12 }}
         {{- $l := $s.livenessProbe | default dict }}
-        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" "/csi" "port" $healthPort "resources" ($l.resources | default $n.resources) "securityContext" ($l.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false))) | nindent 8 }}
+        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" "/csi" "port" $healthPort "resources" ($l.resources | default $sidecarResources) "securityContext" ($l.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false))) | nindent 8 }}
         {{- end }}
       volumes:
         - name: kubelet-dir

@@ -22,7 +22,7 @@ metadata:
   # hook, replaced on every install and upgrade.
   annotations:
     {{- if include "awscsi.true" ($cd.helmHook | default false) }}
-    helm.sh/hook: pre-install,pre-upgrade
+    helm.sh/hook: pre-install, pre-upgrade
     helm.sh/hook-delete-policy: before-hook-creation
     {{- end }}
     helm.sh/resource-policy: keep
@@ -80,7 +80,7 @@ metadata:
 provisioner: {{ $c.csi }}
 volumeBindingMode: {{ .volumeBindingMode | default (ternary "WaitForFirstConsumer" "Immediate" (eq $c.d "ebs")) }}
 reclaimPolicy: {{ .reclaimPolicy | default "Delete" }}
-{{- if not (kindIs "invalid" .allowVolumeExpansion) }}
+{{- if and (not (kindIs "invalid" .allowVolumeExpansion)) (eq $c.d "ebs") }}
 allowVolumeExpansion: {{ include "awscsi.true" .allowVolumeExpansion | eq "true" }}
 {{- end }}
 {{- with .parameters }}
@@ -138,24 +138,27 @@ parameters:
 {{- define "awscsi.pdb" -}}
 {{- $ctl := .v.controller | default dict -}}
 {{- $pdb := $ctl.podDisruptionBudget | default dict -}}
+{{- /* upstream EFS: named and selected by controller.name */ -}}
+{{- $app := ternary ($ctl.name | default .controllerApp) .controllerApp (eq .d "efs") -}}
 {{- if include "awscsi.true" ($pdb.enabled | default false) }}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
-  name: {{ .controllerApp }}
+  name: {{ $app }}
   namespace: {{ .ns }}
   labels:
     {{- include "awscsi.labels" . | nindent 4 }}
 spec:
   selector:
     matchLabels:
-      app: {{ .controllerApp }}
+      app: {{ $app }}
       {{- include "awscsi.selectorLabels" . | nindent 6 }}
-  {{- if not (kindIs "invalid" $pdb.minAvailable) }}
-  minAvailable: {{ $pdb.minAvailable }}
-  {{- else if not (kindIs "invalid" $pdb.maxUnavailable) }}
+  {{- /* one threshold (the API refuses both): maxUnavailable when given, else minAvailable */}}
+  {{- if not (kindIs "invalid" $pdb.maxUnavailable) }}
   maxUnavailable: {{ $pdb.maxUnavailable }}
+  {{- else if not (kindIs "invalid" $pdb.minAvailable) }}
+  minAvailable: {{ $pdb.minAvailable }}
   {{- else if le (int ($ctl.replicaCount | default 2)) 2 }}
   maxUnavailable: 1
   {{- else }}

@@ -27,7 +27,7 @@ ebs-csi-default-sc class) and the list of values this driver cannot apply, for N
 {{- if include "awscsi.true" ($node.enableWindows | default false) -}}
 {{- $_ := set $v "windowsDropped" "node.enableWindows is true, but this driver has no Windows node plugin: upstream's DaemonSet ebs-csi-node-windows is not rendered, and an in-place upgrade of an upstream release DELETES it, so Windows nodes lose their EBS driver (their volumes stop attaching and mounting). Keep the upstream driver for clusters with Windows nodes; set node.enableWindows=false to say this cluster has none." -}}
 {{- end -}}
-{{- if contains "metadata-labeler" (toString ($node.metadataSources | default "")) -}}{{- $ignored = append $ignored "node.metadataSources metadata-labeler (and sidecars.metadataLabeler): not available; imds and kubernetes are" -}}{{- end -}}
+{{- if or (contains "metadata-labeler" (toString ($node.metadataSources | default ""))) (include "awscsi.true" (dig "sidecars" "metadataLabeler" "enabled" false $v)) -}}{{- $ignored = append $ignored "node.metadataSources metadata-labeler (and sidecars.metadataLabeler): not available; imds and kubernetes are" -}}{{- end -}}
 {{- if include "awscsi.true" (dig "helmTester" "enabled" false $v) -}}{{- $ignored = append $ignored "helmTester.enabled: this chart renders no Helm hooks (EKS add-ons cannot run them)" -}}{{- end -}}
 {{- if include "awscsi.true" ($v.fips | default false) -}}{{- $ignored = append $ignored "fips: FIPS endpoints are used (AWS_USE_FIPS_ENDPOINT), but the image has no -fips variant and no FIPS-validated crypto module" -}}{{- end -}}
 {{- with $v.fullnameOverride -}}{{- $ignored = append $ignored "fullnameOverride: no object is named after it (as upstream)" -}}{{- end -}}

@@ -32,6 +32,7 @@ NOTES.txt.
 {{- $_ := set $v "region" $ctl.region -}}
 {{- $ignored := list -}}
 {{- if include "awscsi.true" ($v.useFIPS | default false) -}}{{- $ignored = append $ignored "useFIPS: FIPS endpoints are used (AWS_USE_FIPS_ENDPOINT); efs-utils' fips_mode_enabled is not set and the image has no FIPS-validated crypto module" -}}{{- end -}}
+{{- range ($v.storageClasses | default list) -}}{{- if not (kindIs "invalid" .allowVolumeExpansion) -}}{{- $ignored = append $ignored (printf "storageClasses %s allowVolumeExpansion: not rendered, as upstream's EFS chart (EFS volumes have no size to grow)" .name) -}}{{- end -}}{{- end -}}
 {{- with $node.s3filesUtilsConfOverrides -}}{{- $ignored = append $ignored "node.s3filesUtilsConfOverrides: S3 Files is not supported" -}}{{- end -}}
 {{- with $v.fullnameOverride -}}{{- $ignored = append $ignored "fullnameOverride: no object is named after it (as upstream)" -}}{{- end -}}
 {{- /* values.yaml itself is not in .Files: known-values.yaml is a link to it */ -}}
