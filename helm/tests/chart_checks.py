@@ -591,10 +591,14 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         args = plugin(efs_node)["args"]
         where = efs_node["metadata"]["name"]
         # The driver counts --max-inflight-mount-calls only with the opt-in, as upstream.
+        # (upstream's EFS chart: only with node.maxInflightMountCallsOptIn; the combined chart: the limit opts in)
         limit = node_values.get("maxInflightMountCalls")
-        if limit is not None and ("--max-inflight-mount-calls-opt-in" not in args or
-                                  flag_value(args, "--max-inflight-mount-calls") != str(limit)):
+        opt_in = node_values.get("maxInflightMountCallsOptIn", limit is not None)
+        if opt_in and ("--max-inflight-mount-calls-opt-in" not in args or
+                       (limit is not None and flag_value(args, "--max-inflight-mount-calls") != str(limit))):
             problems.append(f"{where}: maxInflightMountCalls {limit}, args {args}")
+        if node_values.get("maxInflightMountCallsOptIn") is False and "--max-inflight-mount-calls-opt-in" in args:
+            problems.append(f"{where}: opted in although maxInflightMountCallsOptIn is false")
         if (flag_value(args, "--efs-utils-conf-overrides") or "") != node_values.get("efsUtilsConfOverrides", ""):
             problems.append(f"{where}: --efs-utils-conf-overrides {flag_value(args, '--efs-utils-conf-overrides')}")
     tags = values.get("controller", {}).get("extraVolumeTags")

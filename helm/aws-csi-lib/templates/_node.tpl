@@ -145,8 +145,13 @@ spec:
           {{- if include "awscsi.true" ($n.forceUnmountAfterTimeout | default false) }}
           {{- $args = concat $args (list "--force-unmount-after-timeout" (printf "--unmount-timeout=%v" ($n.unmountTimeout | default "30s"))) }}
           {{- end }}
-          {{- /* the limit counts only with upstream's opt-in flag, which the driver requires as upstream's does */}}
-          {{- if not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}{{- $args = concat $args (list "--max-inflight-mount-calls-opt-in" (printf "--max-inflight-mount-calls=%v" $n.maxInflightMountCalls)) }}{{- end }}
+          {{- /* the limit counts only with upstream's opt-in flag. Upstream's EFS chart: node.maxInflightMountCallsOptIn
+          (the limit alone does nothing, default 10); the combined chart has no opt-in key: its limit opts in. Same for
+          node.volumeAttachLimitOptIn / volumeAttachLimit (default 20), upstream's EFS keys. */}}
+          {{- $inflightSet := not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}
+          {{- $inflightOptIn := ternary (include "awscsi.true" $n.maxInflightMountCallsOptIn) $inflightSet (hasKey $n "maxInflightMountCallsOptIn") }}
+          {{- if $inflightOptIn }}{{- $args = concat $args (list "--max-inflight-mount-calls-opt-in" (printf "--max-inflight-mount-calls=%v" (ternary $n.maxInflightMountCalls 10 $inflightSet))) }}{{- end }}
+          {{- if include "awscsi.true" ($n.volumeAttachLimitOptIn | default false) }}{{- $args = concat $args (list "--volume-attach-limit-opt-in" (printf "--volume-attach-limit=%v" ($n.volumeAttachLimit | default 20))) }}{{- end }}
           {{- with $n.efsUtilsConfOverrides }}{{- $args = append $args (printf "--efs-utils-conf-overrides=%s" (toString .)) }}{{- end }}
           {{- end }}
           args:

@@ -9,7 +9,9 @@ fsGroupPolicy are immutable: they stay upstream's (useOldCSIDriver: no fsGroupPo
 */}}
 {{- define "awscsi.csiDriver" -}}
 {{- $cd := .v.csiDriver | default dict -}}
-{{- if ne (toString (ternary true $cd.create (kindIs "invalid" $cd.create))) "false" }}
+{{- /* upstream EBS renders no CSIDriver with nodeComponentOnly (the other release owns it) */ -}}
+{{- $nodeOnly := and (eq .d "ebs") (include "awscsi.true" (.v.nodeComponentOnly | default false)) -}}
+{{- if and (not $nodeOnly) (ne (toString (ternary true $cd.create (kindIs "invalid" $cd.create))) "false") }}
 ---
 apiVersion: storage.k8s.io/v1
 kind: CSIDriver

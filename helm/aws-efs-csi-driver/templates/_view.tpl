@@ -26,6 +26,8 @@ NOTES.txt.
 {{- end -}}
 {{- /* upstream renders node.tolerations as given (default: every taint) */ -}}
 {{- $_ := set $node "tolerateAllTaints" false -}}
+{{- /* upstream: the in-flight mount limit counts only with its opt-in, also when the key is absent (--reuse-values) */ -}}
+{{- if not (hasKey $node "maxInflightMountCallsOptIn") }}{{- $_ := set $node "maxInflightMountCallsOptIn" false -}}{{- end -}}
 {{- $_ := set $node "tolerationsAsGiven" true -}}
 {{- $_ := set $v "fips" $v.useFIPS -}}
 {{- $_ := set $v "csiDriver" (dict "create" true "helmHook" (ne (toString $v.useHelmHooksForCSIDriver) "false")) -}}
