@@ -956,6 +956,11 @@ def validate_offline(tools: Tools, manifest: str, docs: list[dict], kube_version
 # --- schema refusals ----------------------------------------------------------------------------------------------
 
 INVALID_VALUES = [
+    # upstream's schema: tag keys 1-128 characters, values strings of at most 256
+    ("a tag key longer than upstream allows", ["--set", "controller.extraVolumeTags." + "k" * 129 + "=v"],
+     "invalid propertyName"),
+    ("a tag value longer than upstream allows", ["--set", "controller.extraVolumeTags.team=" + "v" * 257],
+     "extraVolumeTags"),
     ("replicaCount as a word", ["--set-string", "controller.replicaCount=two"], "replicaCount"),
     ("zero replicas", ["--set", "controller.replicaCount=0"], "replicaCount"),
     ("unknown top-level key", ["--set", "controler.replicaCount=2"], "controler"),
