@@ -77,7 +77,8 @@ Input: dict "defaults" (list) "extra" (list).
 {{- define "awscsi.mergeArgs" -}}
 {{- $extra := .extra | default list -}}
 {{- $overridden := list -}}
-{{- range $extra -}}{{- $overridden = append $overridden (regexReplaceAll "=.*$" (toString .) "") -}}{{- end -}}
+{{- /* --feature-gates is not replaced: repeated, the sidecars merge it (as upstream's chart relies on) */ -}}
+{{- range $extra -}}{{- $name := regexReplaceAll "=.*$" (toString .) "" -}}{{- if not (has $name (list "--feature-gates" "-feature-gates")) -}}{{- $overridden = append $overridden $name -}}{{- end -}}{{- end -}}
 {{- range .defaults }}
 {{- if not (has (regexReplaceAll "=.*$" . "") $overridden) }}
 - {{ . | quote }}
