@@ -80,9 +80,11 @@ Input: dict "defaults" (list) "extra" (list).
 {{- /* --feature-gates is not replaced: repeated, the sidecars merge it (as upstream's chart relies on) */ -}}
 {{- range $extra -}}{{- $name := regexReplaceAll "=.*$" (toString .) "" -}}{{- if not (has $name (list "--feature-gates" "-feature-gates")) -}}{{- $overridden = append $overridden $name -}}{{- end -}}{{- end -}}
 {{- /* upstream: any of --kube-api-qps, --kube-api-burst, --worker-threads (--workers) in additionalArgs drops all of
-those defaults, so the sidecar's own defaults apply to the others */ -}}
+those defaults, so the sidecar's own defaults apply to the others (EBS controller sidecars: "group" true) */ -}}
 {{- $tuning := list "--kube-api-qps" "--kube-api-burst" "--worker-threads" "--workers" -}}
+{{- if .group -}}
 {{- range $overridden -}}{{- if has . $tuning -}}{{- $overridden = concat $overridden $tuning -}}{{- end -}}{{- end -}}
+{{- end -}}
 {{- range .defaults }}
 {{- if not (has (regexReplaceAll "=.*$" . "") $overridden) }}
 - {{ . | quote }}

@@ -259,7 +259,7 @@ spec:
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $p) }}
           terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $p.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $p.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -304,7 +304,7 @@ spec:
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $a) }}
           terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $a.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $a.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -344,7 +344,7 @@ spec:
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $r) }}
           terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -387,7 +387,7 @@ spec:
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $n) }}
           terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $n.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $n.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
