@@ -73,6 +73,10 @@ def strip_own(node):
 
 
 def check() -> list[str]:
+    import upstream_compare
+    upstream = upstream_compare.upstream_charts() / "charts" / "aws-ebs-csi-driver" / "values.schema.json"
+    if not upstream.exists():
+        return [f"{upstream} missing (set UPSTREAM_CHARTS)"]
     shipped_path = CHART / "values.schema.json"
     if not shipped_path.exists():
         return [f"{shipped_path} missing"]
