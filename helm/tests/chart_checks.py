@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 import yaml
 
 import upstream_checks
+import upstream_compare
 
 HERE = Path(__file__).resolve().parent
 HELM_DIR = HERE.parent
@@ -479,15 +480,15 @@ def check_rbac(docs: list[dict], values: dict) -> list[str]:
         for group, resource, verb in have:
             if (resource == "secrets" and not (id_refs and verb == "get")) or verb == "*" or resource == "*":
                 problems.append(f"{account}: broader than needed: {verb} {resource}")
-    if not refs and named(docs, "ClusterRole", "efs-csi-filesystem-id-refs-role"):
-        problems.append("efs-csi-filesystem-id-refs-role rendered without controller.fileSystemIdRefs.enabled")
+    if not refs and named(docs, "ClusterRole", "efs-csi-filesystem-id-reader-role"):
+        problems.append("efs-csi-filesystem-id-reader-role rendered without controller.fileSystemIdRefs.enabled")
     # Grants on secrets: EFS cross-account provisioning, by name, through a RoleBinding in one namespace; and, with
     # fileSystemIdRefs, get on any Secret for the EFS controller.
     for role in objects(docs, "ClusterRole") + objects(docs, "Role"):
         for rule in role["rules"]:
             if "secrets" in rule.get("resources", []) or "*" in rule.get("resources", []):
                 name = role["metadata"]["name"]
-                if name == "efs-csi-filesystem-id-refs-role" and refs:
+                if name == "efs-csi-filesystem-id-reader-role" and refs:
                     if set(rule["verbs"]) != {"get"} or "*" in rule["resources"]:
                         problems.append(f"{name}: more than get on ConfigMaps and Secrets: {rule}")
                 elif name != "efs-csi-external-provisioner-role-describe-secrets":
@@ -577,7 +578,10 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         if mode == "node" and "CSI_NODE_NAME" not in env:
             problems.append(f"{where}: CSI_NODE_NAME not set")
         resources = container.get("resources", {})
-        if not resources.get("requests", {}).get("memory") or not resources.get("limits", {}).get("memory"):
+        # EBS: upstream's chart sets a request and a limit; EFS: upstream's sets none (efs-proxy runs one process per
+        # mount in the node plugin: an OOM kill would stall every mount on the node).
+        if driver_of(workload) == "ebs" and (not resources.get("requests", {}).get("memory") or
+                                             not resources.get("limits", {}).get("memory")):
             problems.append(f"{where}: plugin memory request/limit missing")
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
         if "/tmp" not in mounts:
@@ -587,10 +591,14 @@ def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
         args = plugin(efs_node)["args"]
         where = efs_node["metadata"]["name"]
         # The driver counts --max-inflight-mount-calls only with the opt-in, as upstream.
+        # (upstream's EFS chart: only with node.maxInflightMountCallsOptIn; the combined chart: the limit opts in)
         limit = node_values.get("maxInflightMountCalls")
-        if limit is not None and ("--max-inflight-mount-calls-opt-in" not in args or
-                                  flag_value(args, "--max-inflight-mount-calls") != str(limit)):
+        opt_in = node_values.get("maxInflightMountCallsOptIn", limit is not None)
+        if opt_in and ("--max-inflight-mount-calls-opt-in" not in args or
+                       (limit is not None and flag_value(args, "--max-inflight-mount-calls") != str(limit))):
             problems.append(f"{where}: maxInflightMountCalls {limit}, args {args}")
+        if node_values.get("maxInflightMountCallsOptIn") is False and "--max-inflight-mount-calls-opt-in" in args:
+            problems.append(f"{where}: opted in although maxInflightMountCallsOptIn is false")
         if (flag_value(args, "--efs-utils-conf-overrides") or "") != node_values.get("efsUtilsConfOverrides", ""):
             problems.append(f"{where}: --efs-utils-conf-overrides {flag_value(args, '--efs-utils-conf-overrides')}")
     tags = values.get("controller", {}).get("extraVolumeTags")
@@ -640,21 +648,23 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
     ebs_enabled = values.get("ebs", {}).get("enabled", True)
     efs_enabled = values.get("efs", {}).get("enabled", False)
     default_sc = values.get("defaultStorageClass", {})
-    gp3 = named(docs, "StorageClass", "gp3")
+    name = default_sc.get("name", "ebs-csi-default-sc")
+    gp3 = named(docs, "StorageClass", name)
     if ebs_enabled and default_sc.get("enabled"):
         if gp3 is None:
-            problems.append("defaultStorageClass.enabled but no gp3 StorageClass")
+            problems.append(f"defaultStorageClass.enabled but no {name} StorageClass")
         else:
-            if gp3.get("provisioner") != "ebs.csi.aws.com" or gp3.get("parameters", {}).get("type") != "gp3":
-                problems.append(f"gp3: provisioner {gp3.get('provisioner')} parameters {gp3.get('parameters')}")
+            if gp3.get("provisioner") != "ebs.csi.aws.com" or \
+                    gp3.get("parameters", {}) != {k: str(v) for k, v in (default_sc.get("parameters") or {}).items()}:
+                problems.append(f"{name}: provisioner {gp3.get('provisioner')} parameters {gp3.get('parameters')}")
             if gp3.get("allowVolumeExpansion") is not True:
-                problems.append("gp3: allowVolumeExpansion is not true")
+                problems.append(f"{name}: allowVolumeExpansion is not true")
             if gp3.get("volumeBindingMode") != "WaitForFirstConsumer":
-                problems.append(f"gp3: volumeBindingMode {gp3.get('volumeBindingMode')}")
+                problems.append(f"{name}: volumeBindingMode {gp3.get('volumeBindingMode')}")
             if gp3["metadata"].get("annotations", {}).get("storageclass.kubernetes.io/is-default-class") != "true":
-                problems.append("gp3: not marked as the default class")
-    elif gp3 is not None:
-        problems.append("gp3 rendered although defaultStorageClass.enabled is false (upstream renders no class)")
+                problems.append(f"{name}: not marked as the default class")
+    elif gp3 is not None and name == "ebs-csi-default-sc":
+        problems.append(f"{name} rendered although defaultStorageClass.enabled is false (upstream renders no class)")
     file_system = values.get("efsStorageClass", {}).get("fileSystemId")
     efs_class = named(docs, "StorageClass", "efs-sc")
     if efs_enabled and file_system:
@@ -700,10 +710,14 @@ def check_classes(docs: list[dict], values: dict, snapshots: bool) -> list[str]:
 
 def check_disruption_budgets(docs: list[dict], values: dict) -> list[str]:
     problems = []
-    if not values.get("controller", {}).get("podDisruptionBudget", {}).get("enabled", True):
+    pdb = values.get("controller", {}).get("podDisruptionBudget", {})
+    if not pdb.get("enabled", True):
         return problems
     budgets = objects(docs, "PodDisruptionBudget")
     for deployment in controllers(docs):
+        # upstream's EFS chart (and this one's) makes none unless asked
+        if driver_of(deployment) == "efs" and "enabled" not in pdb and not budgets:
+            continue
         labels = deployment["spec"]["selector"]["matchLabels"]
         if not any(b["spec"]["selector"]["matchLabels"] == labels for b in budgets):
             problems.append(f"{deployment['metadata']['name']}: no PodDisruptionBudget selects it")
@@ -720,10 +734,13 @@ def check_metrics(docs: list[dict], values: dict) -> list[str]:
         selected = [s for s in services if all(s["metadata"].get("labels", {}).get(k) == v for k, v in labels.items())]
         if not selected:
             problems.append(f"ServiceMonitor {monitor['metadata']['name']}: selects no Service")
-        ports = {p["name"] for s in selected for p in s["spec"]["ports"]}
+        ports = {p["name"] for s in selected for p in s["spec"]["ports"]} | \
+            {p.get("targetPort") for s in selected for p in s["spec"]["ports"]}
         for endpoint in monitor["spec"]["endpoints"]:
-            if endpoint["port"] not in ports:
-                problems.append(f"{monitor['metadata']['name']}: endpoint port {endpoint['port']} has no Service port")
+            # upstream EBS names the target port (a number), upstream EFS the Service port
+            port = endpoint.get("port", endpoint.get("targetPort"))
+            if port not in ports:
+                problems.append(f"{monitor['metadata']['name']}: endpoint port {port} has no Service port")
     for service in services:
         selector = service["spec"]["selector"]
         targets = [w for w in controllers(docs) + node_daemonsets(docs)
@@ -731,7 +748,8 @@ def check_metrics(docs: list[dict], values: dict) -> list[str]:
         if not targets:
             problems.append(f"Service {service['metadata']['name']}: selects no workload")
         for port in service["spec"]["ports"]:
-            names = {p["name"] for w in targets for c in containers(w) for p in c.get("ports", [])}
+            names = {p["name"] for w in targets for c in containers(w) for p in c.get("ports", [])} | \
+                {p["containerPort"] for w in targets for c in containers(w) for p in c.get("ports", [])}
             if port["targetPort"] not in names:
                 problems.append(f"Service {service['metadata']['name']}: targetPort {port['targetPort']} not declared")
         annotations = service["metadata"].get("annotations", {})
@@ -750,6 +768,16 @@ def check_service_monitor_wanted(docs: list[dict], values: dict) -> list[str]:
 
 
 PINNED = {"csi-provisioner": "v6.4.0", "csi-attacher": "v4.13.0", "csi-resizer": "v2.3.0", "csi-snapshotter": "v8.7.0"}
+# The upstream-layout charts default to upstream's own images (issue 26 item 1), read from upstream's values.yaml.
+PINNED_UPSTREAM = {
+    "aws-ebs-csi-driver": {"csi-provisioner": "public.ecr.aws/csi-components/csi-provisioner:v6.3.0-eksbuild.4",
+                           "csi-attacher": "public.ecr.aws/csi-components/csi-attacher:v4.12.0-eksbuild.5",
+                           "csi-resizer": "public.ecr.aws/csi-components/csi-resizer:v2.2.1-eksbuild.3",
+                           "csi-snapshotter": "public.ecr.aws/csi-components/csi-snapshotter:v8.6.0-eksbuild.5",
+                           "liveness-probe": "public.ecr.aws/csi-components/livenessprobe:v2.19.0-eksbuild.5"},
+    "aws-efs-csi-driver": {"csi-provisioner": "public.ecr.aws/csi-components/csi-provisioner:v6.3.0-eksbuild.2",
+                           "liveness-probe": "public.ecr.aws/csi-components/livenessprobe:v2.19.0-eksbuild.3"},
+}
 
 
 def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
@@ -759,11 +787,16 @@ def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
     seen = set()
     for workload in controllers(parse(result.stdout)) if not problems else []:
         for c in containers(workload):
-            if c["name"] in PINNED:
+            if chart.name in PINNED_UPSTREAM:
+                if c["name"] in PINNED_UPSTREAM[chart.name]:
+                    seen.add(c["name"])
+                    if c["image"] != PINNED_UPSTREAM[chart.name][c["name"]]:
+                        problems.append(f"{workload['metadata']['name']}/{c['name']}: {c['image']}")
+            elif c["name"] in PINNED:
                 seen.add(c["name"])
                 if not c["image"].endswith(":" + PINNED[c["name"]]):
                     problems.append(f"{workload['metadata']['name']}/{c['name']}: {c['image']}")
-    expected = set(PINNED) if chart.name != "aws-efs-csi-driver" else {"csi-provisioner"}
+    expected = set(PINNED_UPSTREAM.get(chart.name, PINNED))
     return problems + ([f"sidecars not rendered: {sorted(expected - seen)}"] if expected - seen else [])
 
 
@@ -923,6 +956,11 @@ def validate_offline(tools: Tools, manifest: str, docs: list[dict], kube_version
 # --- schema refusals ----------------------------------------------------------------------------------------------
 
 INVALID_VALUES = [
+    # upstream's schema: tag keys 1-128 characters, values strings of at most 256
+    ("a tag key longer than upstream allows", ["--set", "controller.extraVolumeTags." + "k" * 129 + "=v"],
+     "invalid propertyName"),
+    ("a tag value longer than upstream allows", ["--set", "controller.extraVolumeTags.team=" + "v" * 257],
+     "extraVolumeTags"),
     ("replicaCount as a word", ["--set-string", "controller.replicaCount=two"], "replicaCount"),
     ("zero replicas", ["--set", "controller.replicaCount=0"], "replicaCount"),
     ("unknown top-level key", ["--set", "controler.replicaCount=2"], "controler"),
@@ -970,8 +1008,8 @@ UNCONDITIONED = {
 # ebs.csi.aws.com/cluster-name come with --k8s-tag-cluster-id), and for the cross-account policy the tag the operator
 # puts on the other account's role.
 DRIVER_TAGS = {
-    "ebs-policy.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName",
-                        "kubernetes.io/created-for/pvc/name"},
+    "ebs-policy-hardened.json": {"ebs.csi.aws.com/cluster", "CSIVolumeName", "CSIVolumeSnapshotName",
+                                 "kubernetes.io/created-for/pvc/name"},
     "ebs-policy-cluster-scoped.json": {"ebs.csi.aws.com/cluster-name", "KubernetesCluster",
                                        "kubernetes.io/created-for/pvc/name"},
     "efs-policy.json": {"efs.csi.aws.com/cluster"},
@@ -981,6 +1019,51 @@ DRIVER_TAGS = {
 
 def as_list(value) -> list:
     return value if isinstance(value, list) else [value]
+
+
+# What upstream's documented policy (kubernetes-sigs/aws-ebs-csi-driver docs/example-iam-policy.json) grants with no
+# condition, per action and resource, limited to the actions this driver calls (DescribeTags and DescribeVolumeStatus
+# it does not). The default ebs-policy.json must grant each of these unconditioned too: a static PV on an untagged
+# volume (an AWS Backup restore, a Terraform volume) must attach, expand and snapshot after the switch as before.
+UPSTREAM_UNCONDITIONED = {
+    ("ec2:CreateSnapshot", "arn:aws:ec2:*:*:volume/*"), ("ec2:ModifyVolume", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:CopyVolumes", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:AttachVolume", "arn:aws:ec2:*:*:volume/*"), ("ec2:DetachVolume", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:AttachVolume", "arn:aws:ec2:*:*:instance/*"), ("ec2:DetachVolume", "arn:aws:ec2:*:*:instance/*"),
+    ("ec2:CreateVolume", "arn:aws:ec2:*:*:snapshot/*"), ("ec2:EnableFastSnapshotRestores", "arn:aws:ec2:*:*:snapshot/*"),
+}
+# What upstream grants at all (any condition), per action and resource: no variant may grant more (LockSnapshot, which
+# upstream documents as an addition for snapshot locking, only on the cluster's own snapshots).
+UPSTREAM_GRANTS = UPSTREAM_UNCONDITIONED | {
+    ("ec2:CreateVolume", "arn:aws:ec2:*:*:volume/*"), ("ec2:DeleteVolume", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:CreateSnapshot", "arn:aws:ec2:*:*:snapshot/*"), ("ec2:DeleteSnapshot", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:CreateTags", "arn:aws:ec2:*:*:volume/*"), ("ec2:CreateTags", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:DeleteTags", "arn:aws:ec2:*:*:volume/*"), ("ec2:DeleteTags", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:LockSnapshot", "arn:aws:ec2:*:*:snapshot/*"),
+}
+
+
+def check_iam_default_as_upstream() -> list[str]:
+    """ebs-policy.json breaks nothing upstream's documented policy allows, and no EBS variant grants more."""
+    problems = []
+    for file_name in ("ebs-policy.json", "ebs-policy-hardened.json", "ebs-policy-cluster-scoped.json"):
+        policy = json.loads((IAM / file_name).read_text())
+        unconditioned = set()
+        for statement in policy["Statement"]:
+            for action in as_list(statement["Action"]):
+                for resource in as_list(statement["Resource"]):
+                    if action.split(":", 1)[1].startswith("Describe"):
+                        continue
+                    if (action, resource) not in UPSTREAM_GRANTS:
+                        problems.append(f"{file_name}/{statement.get('Sid')}: {action} on {resource} is more than "
+                                        "upstream's policy grants")
+                    if not statement.get("Condition"):
+                        unconditioned.add((action, resource))
+        if file_name == "ebs-policy.json":
+            for action, resource in sorted(UPSTREAM_UNCONDITIONED - unconditioned):
+                problems.append(f"{file_name}: {action} on {resource} is bound to a tag; upstream's is not (static PVs "
+                                "on untagged volumes would stop working)")
+    return problems
 
 
 def check_iam_policy(file_name: str) -> list[str]:
@@ -1020,7 +1103,7 @@ def check_iam_policy(file_name: str) -> list[str]:
                       "KubernetesCluster" in k]
             if any(v != "${aws:PrincipalTag/eks-cluster-name}" for v in values):
                 problems.append(f"{file_name}/{sid}: cluster tag not compared with the session's eks-cluster-name")
-    if file_name == "ebs-policy.json" and not any(
+    if file_name == "ebs-policy-hardened.json" and not any(
             "ec2:ResourceTag/kubernetes.io/created-for/pvc/name" in c for st in policy["Statement"]
             for c in st.get("Condition", {}).values()):
         problems.append(f"{file_name}: no statement for the in-tree provisioner's volumes (CSI migration)")
@@ -1058,8 +1141,9 @@ def main() -> int:
             docs = parse(default.stdout)
             results.record(f"{chart_name}: default values, kubeconform -strict",
                            validate_offline(tools, default.stdout, docs, DEFAULT_KUBE_VERSION, arguments.cache))
-            results.record(f"{chart_name}: default sidecar images pinned (provisioner v6.4.0, attacher v4.13.0, "
-                           "resizer v2.3.0, snapshotter v8.7.0)", check_pinned_images(tools, chart))
+            results.record(f"{chart_name}: default sidecar images pinned (upstream-layout charts: upstream's "
+                           "public.ecr.aws/csi-components -eksbuild images; combined chart: provisioner v6.4.0, "
+                           "attacher v4.13.0, resizer v2.3.0, snapshotter v8.7.0)", check_pinned_images(tools, chart))
 
     value_sets = [ValueSet.load(p) for p in VALUE_SETS.glob("*.yaml")] + \
         [ValueSet.load(p) for p in UPSTREAM_VALUE_SETS.glob("*.yaml")]
@@ -1117,10 +1201,17 @@ def main() -> int:
                    [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
                     f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])
     upstream_checks.run_all(tools, results, rendered_sets, arguments.cache, CHARTS, validate_offline)
+    # Proof (a) of issue 26: upstream's real charts and these, rendered with the same values, object by object.
+    upstream_compare.run_all(tools.helm, results.record)
+    import derive_schema
+    results.record("aws-ebs-csi-driver values.schema.json: upstream's schema unchanged plus this chart's own keys",
+                   derive_schema.check())
 
     for name, args, field_name in INVALID_VALUES:
         results.record(f"values.schema.json refuses {name}", check_refused(tools, args, field_name))
 
+    results.record("IAM ebs-policy.json allows what upstream's documented policy allows; no EBS variant allows more",
+                   check_iam_default_as_upstream())
     for file_name in sorted(DRIVER_TAGS):
         results.record(f"IAM {file_name}: least privilege, scoped by the driver's tags", check_iam_policy(file_name))
 

@@ -40,5 +40,8 @@ fi
 # Helm keeps no state for lint/template, but point its directories inside the tools dir anyway.
 export HELM_CACHE_HOME="$TOOLS/helm/cache" HELM_CONFIG_HOME="$TOOLS/helm/config" HELM_DATA_HOME="$TOOLS/helm/data"
 
+# Upstream's real released charts (issue 26): beside the checkout in CI, never copied into it.
+export UPSTREAM_CHARTS="${UPSTREAM_CHARTS:-$(cd "$HERE/../.." && pwd)/../shared/reference/upstream-charts}"
+
 exec "$VENV/bin/python" "$HERE/chart_checks.py" \
   --helm "$TOOLS/bin/helm" --kubeconform "$TOOLS/bin/kubeconform" --cache "$TOOLS/schemas"

@@ -203,7 +203,7 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         + leader_election_effects(A(r), ctl(r), "csi-resizer", "resizer"),
         "sidecars.nodeDriverRegistrar": lambda r: sidecar_effects(A(r), node(r), "node-driver-registrar",
                                                                   "nodeDriverRegistrar")
-        + need("--http-endpoint=:9819" in args(container(node(r), "node-driver-registrar")), "registrar healthPort")
+        + need("--http-endpoint=0.0.0.0:9819" in args(container(node(r), "node-driver-registrar")), "registrar healthPort")
         + need(container(node(r), "node-driver-registrar").get("livenessProbe", {}).get("periodSeconds") == 60,
                "registrar livenessProbe"),
         "sidecars.volumemodifier": lambda r: A(r).noted("volumemodifier"),
@@ -363,7 +363,7 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
             "node.serviceAccount (name, namespace, disableMutation)"),
         "node.enableLinux": lambda r: need(node(r) is not None and N(r).ds("ebs-csi-node") is None,
                                            "enableLinux: the default DaemonSet"),
-        "node.enableWindows": lambda r: A(r).noted("enableWindows"),
+        "node.enableWindows": lambda r: need("WARNING: node.enableWindows" in A(r).notes, "enableWindows warning"),
         "node.metadataSources": lambda r: need(env(nplug(r)).get("AWS_EC2_METADATA_DISABLED") == "true",
                                                "metadataSources without imds") + A(r).noted("metadata-labeler"),
         "node.legacyXFS": lambda r: need("--legacy-xfs" in args(nplug(r)), "legacyXFS"),
@@ -480,17 +480,18 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
                                            "imagePullSecrets"),
         "controller.create": lambda r: need(not all_of(N(r).docs, "Deployment") and ctl(r) is not None,
                                             "controller.create"),
+        # upstream's real chart: controller.name is the Deployment's name and its app label (selector)
         "controller.name": lambda r: need(ctl(r) is not None and
-                                          ctl(r)["spec"]["selector"]["matchLabels"]["app"] == "efs-csi-controller",
+                                          ctl(r)["spec"]["selector"]["matchLabels"]["app"] == cv(r)["name"],
                                           "controller.name: the Deployment's name, upstream's selector"),
         "controller.replicaCount": lambda r: need(ctl(r)["spec"]["replicas"] == 3, "replicaCount"),
         "controller.enableMetrics": lambda r: need(
             (s := find(A(r).docs, "Service", "efs-csi-controller")) is not None and
             [p["name"] for p in s["spec"]["ports"]] == ["metrics", "metrics-prov"] and
             any(a.startswith("--http-endpoint=") for a in args(prov(r))), "enableMetrics (ports metrics, metrics-prov)"),
+        # upstream EFS: prometheus.io annotations on the controller pod (enableMetrics and this, default true)
         "controller.enablePrometheusAnnotations": lambda r: need(
-            find(A(r).docs, "Service", "efs-csi-controller")["metadata"]["annotations"]["prometheus.io/port"] ==
-            "3301" and find(A(r).docs, "Service", "efs-csi-controller-provisioner") is not None,
+            ctl(r)["spec"]["template"]["metadata"]["annotations"].get("prometheus.io/port") == "3301",
             "enablePrometheusAnnotations"),
         "controller.serviceMonitor": lambda r: need(
             (m := find(A(r).docs, "ServiceMonitor", "efs-csi-controller")) is not None and
@@ -505,8 +506,8 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
             "--delete-access-point-root-dir" in args(container(D(r).dep("efs-csi-controller"), "efs-plugin")) and
             container(D(r).dep("efs-csi-controller"), "efs-plugin")["securityContext"]["privileged"] is True and
             "--delete-access-point-root-dir" not in args(plug(r)), "deleteAccessPointRootDir"),
-        "controller.podAnnotations": lambda r: need(ctl(r)["spec"]["template"]["metadata"].get("annotations") ==
-                                                    cv(r)["podAnnotations"], "podAnnotations"),
+        "controller.podAnnotations": lambda r: need(contains(ctl(r)["spec"]["template"]["metadata"].get("annotations"),
+                                                             cv(r)["podAnnotations"]), "podAnnotations"),
         "controller.podLabels": lambda r: need(ctl(r)["spec"]["template"]["metadata"]["labels"]["tier"] ==
                                                "storage", "podLabels"),
         "controller.hostNetwork": lambda r: need(pod(ctl(r)).get("hostNetwork") is True, "hostNetwork"),
@@ -543,7 +544,7 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         "controller.readinessProbe": lambda r: probe(plug(r), "readinessProbe", "periodSeconds", 25),
         "controller.startupProbe": lambda r: probe(plug(r), "startupProbe", "failureThreshold", 30),
         "controller.podDisruptionBudget": lambda r: need(
-            (b := find(A(r).docs, "PodDisruptionBudget", "efs-csi-controller")) is not None and
+            (b := find(A(r).docs, "PodDisruptionBudget", cv(r)["name"])) is not None and
             b["spec"]["maxUnavailable"] == 2 and b["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow",
             "podDisruptionBudget"),
         "controller.securityContext": lambda r: need(contains(pod(ctl(r))["securityContext"], cv(r)["securityContext"]),
@@ -557,11 +558,10 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         "controller.timeout": lambda r: need("--timeout=45s" in args(prov(r)), "timeout"),
         "controller.workerThreads": lambda r: need("--worker-threads=40" in args(prov(r)), "workerThreads"),
         "controller.topologySpreadConstraints": lambda r: need(
-            pod(ctl(r))["topologySpreadConstraints"][0]["labelSelector"] == {"matchLabels": {"app":
-                                                                                              "efs-csi-controller"}},
+            pod(ctl(r))["topologySpreadConstraints"][0]["labelSelector"] == {"matchLabels": {"app": cv(r)["name"]}},
             "topologySpreadConstraints"),
         "controller.fileSystemIdRefs": lambda r: file_system_id_refs(A(r), "efs-controller-custom")
-        + need(find(D(r).docs, "ClusterRole", "efs-csi-filesystem-id-refs-role") is None,
+        + need(find(D(r).docs, "ClusterRole", "efs-csi-filesystem-id-reader-role") is None,
                "fileSystemIdRefs: the ClusterRole rendered although not enabled")
         + A(r).applied("fileSystemIdRefs"),
         "controller.rollingUpdate": lambda r: need(ctl(r)["spec"]["strategy"] == {
@@ -626,7 +626,7 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
             "allowVolumeExpansion" not in sc and sc["mountOptions"] == ["tls"] and
             sc["parameters"]["basePath"] == "/dynamic_provisioning", "storageClasses entry"),
         "useHelmHooksForCSIDriver": lambda r: need(
-            find(A(r).docs, "CSIDriver")["metadata"]["annotations"]["helm.sh/hook"] == "pre-install,pre-upgrade" and
+            find(A(r).docs, "CSIDriver")["metadata"]["annotations"]["helm.sh/hook"] == "pre-install, pre-upgrade" and
             "helm.sh/hook" not in find(N(r).docs, "CSIDriver")["metadata"].get("annotations", {}),
             "useHelmHooksForCSIDriver: a hook when true, an object of the release when false"),
     }
@@ -636,8 +636,8 @@ def efs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
 def file_system_id_refs(r: Render, account: str) -> list[str]:
     """controller.fileSystemIdRefs.enabled: get, and only get, on ConfigMaps and Secrets, bound cluster-wide to the
     EFS controller's service account (a StorageClass's reference may name any namespace)."""
-    role = find(r.docs, "ClusterRole", "efs-csi-filesystem-id-refs-role")
-    binding = find(r.docs, "ClusterRoleBinding", "efs-csi-filesystem-id-refs-binding")
+    role = find(r.docs, "ClusterRole", "efs-csi-filesystem-id-reader-role")
+    binding = find(r.docs, "ClusterRoleBinding", "efs-csi-filesystem-id-reader-role-binding")
     problems = need(role is not None and binding is not None, "fileSystemIdRefs: ClusterRole or binding not rendered")
     if role and binding:
         problems += need(role["rules"] == [{"apiGroups": [""], "resources": ["configmaps", "secrets"],
@@ -776,6 +776,11 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
         notes = notes_of(tools, charts[chart_name], None)
         results.record(f"{chart_name}: NOTES.txt lists nothing as not applied with the default values",
                        need("Accepted but not applied" not in notes and "RENDER FAILED" not in notes, notes))
+        if chart_name == "aws-ebs-csi-driver":
+            # upstream's default node.enableWindows=true renders ebs-csi-node-windows: its loss is said loudly.
+            results.record(f"{chart_name}: NOTES.txt warns that ebs-csi-node-windows is not rendered (upstream's "
+                           "default enableWindows)", need("WARNING: node.enableWindows" in notes and
+                                                          "ebs-csi-node-windows" in notes, notes))
     for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver", "aws-csi-driver"):
         notes = notes_of(tools, charts[chart_name], None, ["--set", "diagnose.clusterRole.create=true"])
         results.record(f"{chart_name}: NOTES.txt names the diagnose ClusterRole and how to bind it",
@@ -784,11 +789,14 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as typo:
         typo.write("controler:\n  replicaCount: 3\nnode:\n  tolerateAllTaint: false\n")
         typo.flush()
-        for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver"):
-            notes = notes_of(tools, charts[chart_name], Path(typo.name))
-            results.record(f"{chart_name}: keys neither chart knows are accepted and listed in NOTES.txt",
-                           need("controler: not a key" in notes and "node.tolerateAllTaint: not a key" in notes,
-                                notes))
+        # EFS: upstream's chart has no schema and ignores them: accepted and listed. EBS: upstream's closed schema
+        # refuses them, and so does this chart's (derived from it).
+        notes = notes_of(tools, charts["aws-efs-csi-driver"], Path(typo.name))
+        results.record("aws-efs-csi-driver: keys neither chart knows are accepted and listed in NOTES.txt",
+                       need("controler: not a key" in notes and "node.tolerateAllTaint: not a key" in notes, notes))
+        refused = tools.template(KUBE, "-f", typo.name, chart=charts["aws-ebs-csi-driver"])
+        results.record("aws-ebs-csi-driver: keys upstream's schema refuses are refused (values.schema.json)",
+                       need(refused.returncode != 0 and "controler" in refused.stderr, refused.stderr or "rendered"))
 
     # Render-level upgrade from upstream releases.
     for chart_name in ("aws-ebs-csi-driver", "aws-efs-csi-driver"):
@@ -808,8 +816,8 @@ def run_all(tools, results, rendered_sets, cache: Path, charts: dict[str, Path],
 
     # Upstream's value types (klog numbers, minutes, leaderElection.enabled) in every chart.
     typed = {
-        "aws-ebs-csi-driver": ["--set", "controller.logLevel=2", "--set", "node.logLevel=7",
-                               "--set-string", "sidecars.provisioner.leaderElection.enabled=true"],
+        # (a string leaderElection.enabled is refused by upstream's EBS schema, and by this chart's derived from it)
+        "aws-ebs-csi-driver": ["--set", "controller.logLevel=2", "--set", "node.logLevel=7"],
         "aws-efs-csi-driver": ["--set", "controller.logLevel=2", "--set", "node.volMetricsRefreshPeriod=240",
                                "--set", "node.volMetricsOptIn=true"],
         "aws-csi-driver": ["--set", "controller.logLevel=2", "--set", "node.logLevel=5", "--set", "efs.enabled=true",

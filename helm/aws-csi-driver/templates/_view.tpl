@@ -33,7 +33,7 @@ resources), merged over the shared ones here. Input: dict "root" "d".
 {{- $classes := list -}}
 {{- if and (eq $d "ebs") $V.defaultStorageClass.enabled -}}
 {{- $dsc := $V.defaultStorageClass -}}
-{{- $classes = append $classes (dict "name" $dsc.name "annotations" (ternary (dict "storageclass.kubernetes.io/is-default-class" "true") dict (not (not $dsc.isDefault))) "reclaimPolicy" $dsc.reclaimPolicy "parameters" $dsc.parameters "allowVolumeExpansion" true) -}}
+{{- $classes = append $classes (dict "name" $dsc.name "annotations" (ternary (dict "storageclass.kubernetes.io/is-default-class" "true") dict (not (not $dsc.isDefault))) "reclaimPolicy" $dsc.reclaimPolicy "parameters" $dsc.parameters "volumeBindingMode" "WaitForFirstConsumer" "allowVolumeExpansion" true) -}}
 {{- end -}}
 {{- if and (eq $d "efs") $V.efsStorageClass.fileSystemId -}}
 {{- $e := $V.efsStorageClass -}}

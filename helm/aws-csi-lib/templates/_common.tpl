@@ -67,7 +67,7 @@ or a level name. Input: the logLevel value; debugLogs wins.
 
 {{/* A sidecar's --v: its logLevel, 7 under debugLogs. Input: dict "c" "level". */}}
 {{- define "awscsi.sidecarVerbosity" -}}
-{{- if include "awscsi.true" .c.v.debugLogs }}7{{ else }}{{ .level | default 2 }}{{ end -}}
+{{- if and (eq .c.d "ebs") (include "awscsi.true" .c.v.debugLogs) }}7{{ else }}{{ .level | default 2 }}{{ end -}}
 {{- end -}}
 
 {{/*
@@ -77,7 +77,14 @@ Input: dict "defaults" (list) "extra" (list).
 {{- define "awscsi.mergeArgs" -}}
 {{- $extra := .extra | default list -}}
 {{- $overridden := list -}}
-{{- range $extra -}}{{- $overridden = append $overridden (regexReplaceAll "=.*$" (toString .) "") -}}{{- end -}}
+{{- /* --feature-gates is not replaced: repeated, the sidecars merge it (as upstream's chart relies on) */ -}}
+{{- range $extra -}}{{- $name := regexReplaceAll "=.*$" (toString .) "" -}}{{- if not (has $name (list "--feature-gates" "-feature-gates")) -}}{{- $overridden = append $overridden $name -}}{{- end -}}{{- end -}}
+{{- /* upstream: any of --kube-api-qps, --kube-api-burst, --worker-threads (--workers) in additionalArgs drops all of
+those defaults, so the sidecar's own defaults apply to the others (EBS controller sidecars: "group" true) */ -}}
+{{- $tuning := list "--kube-api-qps" "--kube-api-burst" "--worker-threads" "--workers" -}}
+{{- if .group -}}
+{{- range $overridden -}}{{- if has . $tuning -}}{{- $overridden = concat $overridden $tuning -}}{{- end -}}{{- end -}}
+{{- end -}}
 {{- range .defaults }}
 {{- if not (has (regexReplaceAll "=.*$" . "") $overridden) }}
 - {{ . | quote }}
@@ -203,7 +210,11 @@ Input: dict "args" (list). Output JSON: {"args": [...], "dropped": [...]}.
 {{/* A list of tolerations as YAML, with the upstream EBS node defaults when not tolerating every taint. */}}
 {{- define "awscsi.nodeTolerations" -}}
 {{- $n := .n -}}
-{{- if include "awscsi.true" ($n.tolerateAllTaints | default false) }}
+{{- if $n.tolerationsAsGiven }}
+{{- with $n.tolerations }}
+{{ toYaml . }}
+{{- end }}
+{{- else if include "awscsi.true" ($n.tolerateAllTaints | default false) }}
 - operator: Exists
 {{- else }}
 {{- with $n.tolerations }}

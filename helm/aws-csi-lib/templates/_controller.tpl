@@ -10,7 +10,8 @@ Selector and pod labels are upstream's (app: <d>-csi-controller, app.kubernetes.
 {{- $ctl := $v.controller | default dict -}}
 {{- $s := $v.sidecars | default dict -}}
 {{- $d := .d -}}
-{{- $app := .controllerApp -}}
+{{- /* upstream EFS: the app label (and selector) is controller.name */ -}}
+{{- $app := ternary ($ctl.name | default .controllerApp) .controllerApp (eq $d "efs") -}}
 {{- $socketDir := "/var/lib/csi/sockets/pluginproxy" -}}
 {{- $rootDirDeletion := and (eq $d "efs") (include "awscsi.true" ($ctl.deleteAccessPointRootDir | default false)) -}}
 {{- $snapshots := include "awscsi.snapshotsEnabled" $c -}}
@@ -59,9 +60,18 @@ spec:
         {{- with $ctl.podLabels }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
-      {{- with $ctl.podAnnotations }}
+      {{- /* upstream EFS: prometheus.io annotations on the controller pod with enableMetrics and
+      enablePrometheusAnnotations (default true) */}}
+      {{- $podScrape := and (eq $d "efs") (include "awscsi.true" ($ctl.enableMetrics | default false)) (include "awscsi.true" (ternary true $ctl.enablePrometheusAnnotations (kindIs "invalid" $ctl.enablePrometheusAnnotations))) }}
+      {{- if or $ctl.podAnnotations $podScrape }}
       annotations:
+        {{- with $ctl.podAnnotations }}
         {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- if $podScrape }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: {{ $ctl.metricsPort | default 3301 | quote }}
+        {{- end }}
       {{- end }}
     spec:
       serviceAccountName: {{ dig "serviceAccount" "name" (printf "%s-csi-controller-sa" $d) $ctl }}
@@ -110,6 +120,7 @@ spec:
         - name: {{ printf "%s-plugin" $d }}
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
+          terminationMessagePolicy: FallbackToLogsOnError
           {{- $args := list "--driver" $d "--mode" "controller" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $ctl.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($ctl.loggingFormat | default "text")) }}
           {{- /* Always served: the readiness probe reads /readyz there (the metrics Service needs enableMetrics). */}}
           {{- $httpEndpoint := $ctl.httpEndpoint | default (printf "0.0.0.0:%v" $metricsPort) }}
@@ -246,8 +257,9 @@ spec:
         - name: csi-provisioner
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $p) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $p) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $p.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $p.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -290,8 +302,9 @@ spec:
         - name: csi-attacher
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $a) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $a) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $a.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $a.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -320,7 +333,8 @@ spec:
             {{- toYaml ($a.securityContext | default $containerSecurity) | nindent 12 }}
         {{- /* csi-resizer: expansion, and ControllerModifyVolume through VolumeAttributesClasses */}}
         {{- $r := $s.resizer | default dict }}
-        {{- $args := list "--csi-address=$(ADDRESS)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--timeout=%v" ($r.timeout | default "60s")) "--extra-modify-metadata" "--handle-volume-inuse-error=false" }}
+        {{- $args := list "--csi-address=$(ADDRESS)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--timeout=%v" ($r.timeout | default "60s")) "--handle-volume-inuse-error=false" }}
+        {{- if include "awscsi.true" (ternary true $ctl.extraCreateMetadata (kindIs "invalid" $ctl.extraCreateMetadata)) }}{{- $args = append $args "--extra-modify-metadata" }}{{- end }}
         {{- if not (include "awscsi.vacServed" $c) }}{{- $args = append $args "--feature-gates=VolumeAttributesClass=false" }}{{- end }}
         {{- $args = concat $args (include "awscsi.leaderElectionArgs" $r | fromJsonArray) }}
         {{- $args = concat $args (list (printf "--kube-api-qps=%v" ($r.kubeApiQps | default 20)) (printf "--kube-api-burst=%v" ($r.kubeApiBurst | default 100)) (printf "--workers=%v" ($r.workers | default ($r.workerThreads | default 100))) (printf "--retry-interval-max=%v" ($r.retryIntervalMax | default "30m"))) }}
@@ -328,8 +342,9 @@ spec:
         - name: csi-resizer
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $r) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $r) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -346,7 +361,7 @@ spec:
           {{- end }}
           {{- if $metrics }}
           ports:
-            - name: metrics-resize
+            - name: metrics-resizer
               containerPort: {{ $r.metricsPort | default 3304 }}
               protocol: TCP
           {{- end }}
@@ -370,8 +385,9 @@ spec:
         - name: csi-snapshotter
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $n) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $n) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
-            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $n.additionalArgs) | nindent 12 }}
+            {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $n.additionalArgs "group" (eq $d "ebs")) | nindent 12 }}
           env:
             - name: ADDRESS
               value: {{ printf "%s/csi.sock" $socketDir }}
@@ -403,7 +419,7 @@ spec:
         {{- /* livenessprobe: /healthz for the plugin's probes and, on the same port, /metrics (--http-endpoint) */}}
         {{- $l := $s.livenessProbe | default dict }}
         {{- if $livenessSidecar }}
-        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" $socketDir "port" $healthPort "resources" ($l.resources | default $ctl.resources) "securityContext" ($l.securityContext | default $containerSecurity)) | nindent 8 }}
+        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" $socketDir "port" $healthPort "resources" ($l.resources | default (ternary (dict "requests" (dict "cpu" "10m" "memory" "32Mi") "limits" (dict "memory" "32Mi")) $ctl.resources (eq $d "ebs"))) "securityContext" ($l.securityContext | default $containerSecurity)) | nindent 8 }}
         {{- end }}
       volumes:
         - name: socket-dir
@@ -437,6 +453,7 @@ additionalArgs --health-port or --metrics-address (deprecated forms, which liven
 - name: liveness-probe
   image: {{ include "awscsi.sidecarImage" (dict "c" .c "s" .l) }}
   imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" .c "s" .l) }}
+  terminationMessagePolicy: FallbackToLogsOnError
   args:
     {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $extra) | nindent 4 }}
   {{- $proxy := include "awscsi.proxyEnv" .c }}

@@ -1,11 +1,11 @@
 {{- /*
 Metrics, as operators scrape them:
-- <d>-csi-controller Service (controller.enableMetrics): port "metrics" (the plugin) and one port per sidecar
-  (metrics-prov, metrics-attach, metrics-resize, metrics-snap: upstream EFS's naming); <d>-csi-node Service
-  (node.enableMetrics): port "metrics", internalTrafficPolicy Local. Names, labels (app: <Service name>) and port
-  names as upstream.
-- enablePrometheusAnnotations: prometheus.io/scrape, /port, /path on those Services, and one single-port Service per
-  controller sidecar (<d>-csi-controller-<sidecar>, annotated), since an annotation names one port.
+- EBS (controller.enableMetrics), as upstream: one single-port Service per controller container, ebs-csi-controller
+  (3301), -provisioner (3302), -attacher (3303), -resizer (3304), -liveness-probe (3305, to the livenessprobe's
+  health port, which serves its /metrics here), -snapshotter (3306), each port "metrics"; EFS: efs-csi-controller
+  with ports "metrics" and "metrics-prov". <d>-csi-node Service (node.enableMetrics): port "metrics",
+  internalTrafficPolicy Local. Names, labels (app: <Service name>) and port names as upstream.
+- enablePrometheusAnnotations (default true, as upstream): prometheus.io/scrape, /port, /path on the EBS Services.
 - ServiceMonitors named as the Services (Prometheus Operator): when serviceMonitor.enabled or .forceEnable, or (as
   upstream EBS does) when serviceMonitor.autoDetect and the cluster serves monitoring.coreos.com/v1 ServiceMonitor.
 */ -}}
@@ -23,13 +23,15 @@ metadata:
   annotations:
     prometheus.io/scrape: "true"
     prometheus.io/port: {{ (index .ports 0).port | quote }}
-    prometheus.io/path: /metrics
   {{- end }}
 spec:
   type: ClusterIP
   selector:
     app: {{ .targetApp }}
+    {{- /* upstream EFS also selects its selector labels; upstream EBS only app */}}
+    {{- if eq .c.d "efs" }}
     {{- include "awscsi.selectorLabels" .c | nindent 4 }}
+    {{- end }}
   ports:
     {{- range .ports }}
     - name: {{ .name }}
@@ -60,13 +62,16 @@ spec:
   selector:
     matchLabels:
       app: {{ .name }}
-      {{- include "awscsi.selectorLabels" .c | nindent 6 }}
   namespaceSelector:
     matchNames:
       - {{ .ns }}
   endpoints:
     {{- range .ports }}
+    {{- if eq $.c.d "ebs" }}
+    - targetPort: {{ .target }}
+    {{- else }}
     - port: {{ .name }}
+    {{- end }}
       path: /metrics
       interval: {{ $sm.interval | default "15s" }}
       {{- with $sm.relabelings }}
@@ -87,30 +92,41 @@ spec:
 {{- $n := .v.node | default dict -}}
 {{- $s := .v.sidecars | default dict -}}
 {{- if and .controllerRendered (include "awscsi.true" ($ctl.enableMetrics | default false)) }}
-{{- $annotate := include "awscsi.true" ($ctl.enablePrometheusAnnotations | default false) }}
-{{- $sidecarPorts := list (dict "name" "metrics-prov" "sidecar" "provisioner" "port" (dig "provisioner" "metricsPort" 3302 $s)) }}
+{{- $annotate := include "awscsi.true" (ternary true $ctl.enablePrometheusAnnotations (kindIs "invalid" $ctl.enablePrometheusAnnotations)) }}
 {{- if eq .d "ebs" }}
-{{- $sidecarPorts = concat $sidecarPorts (list (dict "name" "metrics-attach" "sidecar" "attacher" "port" (dig "attacher" "metricsPort" 3303 $s)) (dict "name" "metrics-resize" "sidecar" "resizer" "port" (dig "resizer" "metricsPort" 3304 $s))) }}
+{{- /* upstream EBS: one single-port Service per container (a prometheus.io/port annotation names one port), each port
+"metrics" with the container's port number as target; the livenessprobe's /metrics is on its health port here. */}}
+{{- $services := list (dict "name" .controllerApp "port" ($ctl.metricsPort | default 3301) "target" ($ctl.metricsPort | default 3301)) }}
+{{- $services = append $services (dict "name" (printf "%s-provisioner" .controllerApp) "port" (dig "provisioner" "metricsPort" 3302 $s) "target" (dig "provisioner" "metricsPort" 3302 $s)) }}
+{{- $services = append $services (dict "name" (printf "%s-attacher" .controllerApp) "port" (dig "attacher" "metricsPort" 3303 $s) "target" (dig "attacher" "metricsPort" 3303 $s)) }}
+{{- $services = append $services (dict "name" (printf "%s-resizer" .controllerApp) "port" (dig "resizer" "metricsPort" 3304 $s) "target" (dig "resizer" "metricsPort" 3304 $s)) }}
+{{- if ne (toString (dig "livenessProbe" "enabled" true $s)) "false" }}
+{{- $services = append $services (dict "name" (printf "%s-liveness-probe" .controllerApp) "port" 3305 "target" ($ctl.healthPort | default 9808)) }}
+{{- end }}
 {{- if include "awscsi.snapshotsEnabled" $c }}
-{{- $sidecarPorts = append $sidecarPorts (dict "name" "metrics-snap" "sidecar" "snapshotter" "port" (dig "snapshotter" "metricsPort" 3306 $s)) }}
+{{- $services = append $services (dict "name" (printf "%s-snapshotter" .controllerApp) "port" (dig "snapshotter" "metricsPort" 3306 $s) "target" (dig "snapshotter" "metricsPort" 3306 $s)) }}
+{{- end }}
+{{- range $services }}
+{{- $ports := list (dict "name" "metrics" "port" .port "target" .target) }}
+{{ include "awscsi.metricsService" (dict "c" $c "name" .name "ns" $c.ns "targetApp" $c.controllerApp "ports" $ports "annotate" $annotate) }}
+{{- if include "awscsi.serviceMonitorWanted" (dict "root" $c.root "sm" $ctl.serviceMonitor) }}
+{{ include "awscsi.serviceMonitor" (dict "c" $c "name" .name "ns" $c.ns "ports" $ports "sm" $ctl.serviceMonitor) }}
 {{- end }}
 {{- end }}
-{{- $ports := list (dict "name" "metrics" "port" ($ctl.metricsPort | default 3301) "target" "metrics") }}
-{{- range $sidecarPorts }}{{- $ports = append $ports (dict "name" .name "port" .port "target" .name) }}{{- end }}
-{{ include "awscsi.metricsService" (dict "c" $c "name" .controllerApp "ns" .ns "targetApp" .controllerApp "ports" $ports "annotate" $annotate) }}
-{{- if $annotate }}
-{{- range $sidecarPorts }}
-{{ include "awscsi.metricsService" (dict "c" $c "name" (printf "%s-%s" $c.controllerApp .sidecar) "ns" $c.ns "targetApp" $c.controllerApp "ports" (list (dict "name" "metrics" "port" .port "target" .name)) "annotate" true) }}
-{{- end }}
-{{- end }}
+{{- else }}
+{{- /* upstream EFS: one Service, port "metrics" (the plugin); here also the provisioner's port */}}
+{{- $ports := list (dict "name" "metrics" "port" ($ctl.metricsPort | default 3301) "target" ($ctl.metricsPort | default 3301)) (dict "name" "metrics-prov" "port" (dig "provisioner" "metricsPort" 3302 $s) "target" (dig "provisioner" "metricsPort" 3302 $s)) }}
+{{ include "awscsi.metricsService" (dict "c" $c "name" .controllerApp "ns" .ns "targetApp" ($ctl.name | default .controllerApp) "ports" $ports "annotate" false) }}
 {{- if include "awscsi.serviceMonitorWanted" (dict "root" .root "sm" $ctl.serviceMonitor) }}
 {{ include "awscsi.serviceMonitor" (dict "c" $c "name" .controllerApp "ns" .ns "ports" $ports "sm" $ctl.serviceMonitor) }}
 {{- end }}
 {{- end }}
+{{- end }}
 {{- if and .nodeRendered (include "awscsi.true" ($n.enableMetrics | default false)) }}
 {{- $ns := $n.namespaceOverride | default .ns }}
-{{- $ports := list (dict "name" "metrics" "port" ($n.metricsPort | default (ternary 3302 3312 (eq .d "ebs"))) "target" "metrics") }}
-{{ include "awscsi.metricsService" (dict "c" $c "name" .nodeApp "ns" $ns "targetApp" .nodeApp "ports" $ports "annotate" (include "awscsi.true" ($n.enablePrometheusAnnotations | default false)) "internalTrafficPolicy" "Local") }}
+{{- $nodePort := $n.metricsPort | default (ternary 3302 3312 (eq .d "ebs")) }}
+{{- $ports := list (dict "name" "metrics" "port" $nodePort "target" $nodePort) }}
+{{ include "awscsi.metricsService" (dict "c" $c "name" .nodeApp "ns" $ns "targetApp" .nodeApp "ports" $ports "annotate" (include "awscsi.true" (ternary true $n.enablePrometheusAnnotations (kindIs "invalid" $n.enablePrometheusAnnotations))) "internalTrafficPolicy" "Local") }}
 {{- if include "awscsi.serviceMonitorWanted" (dict "root" .root "sm" $n.serviceMonitor) }}
 {{ include "awscsi.serviceMonitor" (dict "c" $c "name" .nodeApp "ns" $ns "ports" $ports "sm" $n.serviceMonitor) }}
 {{- end }}

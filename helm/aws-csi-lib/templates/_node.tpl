@@ -127,6 +127,7 @@ spec:
         - name: {{ printf "%s-plugin" $d }}
           image: {{ include "awscsi.image" $c }}
           imagePullPolicy: {{ dig "image" "pullPolicy" "IfNotPresent" $v }}
+          terminationMessagePolicy: FallbackToLogsOnError
           {{- $args := list "--driver" $d "--mode" "node" "--endpoint=$(CSI_ENDPOINT)" (printf "--log-level=%s" (include "awscsi.logLevel" (dict "level" $n.logLevel "debug" $v.debugLogs))) (printf "--log-format=%s" ($n.loggingFormat | default "text")) (printf "--kubelet-dir=%s" $kubelet) }}
           {{- if $metrics }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $metricsPort) }}
           {{- else if $builtin }}{{- $args = append $args (printf "--http-endpoint=0.0.0.0:%v" $healthPort) }}{{- end }}
@@ -144,8 +145,13 @@ spec:
           {{- if include "awscsi.true" ($n.forceUnmountAfterTimeout | default false) }}
           {{- $args = concat $args (list "--force-unmount-after-timeout" (printf "--unmount-timeout=%v" ($n.unmountTimeout | default "30s"))) }}
           {{- end }}
-          {{- /* the limit counts only with upstream's opt-in flag, which the driver requires as upstream's does */}}
-          {{- if not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}{{- $args = concat $args (list "--max-inflight-mount-calls-opt-in" (printf "--max-inflight-mount-calls=%v" $n.maxInflightMountCalls)) }}{{- end }}
+          {{- /* the limit counts only with upstream's opt-in flag. Upstream's EFS chart: node.maxInflightMountCallsOptIn
+          (the limit alone does nothing, default 10); the combined chart has no opt-in key: its limit opts in. Same for
+          node.volumeAttachLimitOptIn / volumeAttachLimit (default 20), upstream's EFS keys. */}}
+          {{- $inflightSet := not (or (kindIs "invalid" $n.maxInflightMountCalls) (eq (toString $n.maxInflightMountCalls) "")) }}
+          {{- $inflightOptIn := ternary (include "awscsi.true" $n.maxInflightMountCallsOptIn) $inflightSet (hasKey $n "maxInflightMountCallsOptIn") }}
+          {{- if $inflightOptIn }}{{- $args = concat $args (list "--max-inflight-mount-calls-opt-in" (printf "--max-inflight-mount-calls=%v" (ternary $n.maxInflightMountCalls 10 $inflightSet))) }}{{- end }}
+          {{- if include "awscsi.true" ($n.volumeAttachLimitOptIn | default false) }}{{- $args = concat $args (list "--volume-attach-limit-opt-in" (printf "--volume-attach-limit=%v" ($n.volumeAttachLimit | default 20))) }}{{- end }}
           {{- with $n.efsUtilsConfOverrides }}{{- $args = append $args (printf "--efs-utils-conf-overrides=%s" (toString .)) }}{{- end }}
           {{- end }}
           args:
@@ -242,11 +248,18 @@ spec:
           {{- /* builtin: ready once the kubelet reported the driver registered */}}
           readinessProbe:
             {{- include "awscsi.probe" (dict "override" $n.readinessProbe "default" (dict "httpGet" (dict "path" "/readyz" "port" $probePort) "initialDelaySeconds" 5 "timeoutSeconds" 3 "periodSeconds" 10 "failureThreshold" 3)) | nindent 12 }}
-          {{- else }}
-          {{- with $n.readinessProbe }}
+          {{- else if $n.readinessProbe }}
           readinessProbe:
-            {{- toYaml . | nindent 12 }}
-          {{- end }}
+            {{- toYaml $n.readinessProbe | nindent 12 }}
+          {{- else if eq $d "ebs" }}
+          # upstream EBS: ready once the livenessprobe sidecar's /healthz (the plugin's CSI Probe) answers.
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: healthz
+            timeoutSeconds: 3
+            periodSeconds: 5
+            failureThreshold: 3
           {{- end }}
           {{- with $n.startupProbe }}
           startupProbe:
@@ -268,10 +281,14 @@ spec:
           {{- end }}
         {{- if not $builtin }}
         {{- /* node-driver-registrar: registers the plugin with the kubelet; /healthz (--http-endpoint) fails while the registration has not succeeded */}}
-        {{- $args := list "--csi-address=$(ADDRESS)" "--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--http-endpoint=:%v" $registrarPort) }}
+        {{- $args := list "--csi-address=$(ADDRESS)" "--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)" (printf "--v=%v" (include "awscsi.sidecarVerbosity" (dict "c" $c "level" $r.logLevel))) (printf "--http-endpoint=0.0.0.0:%v" $registrarPort) }}
+        {{- /* upstream's port names: EBS healthz-ndr; EFS has none (healthz-reg here). Sidecar resources: EBS upstream's 10m/32Mi, 32Mi limit when not given; EFS none. */}}
+        {{- $regPort := ternary "healthz-ndr" "healthz-reg" (eq $d "ebs") }}
+        {{- $sidecarResources := ternary (dict "requests" (dict "cpu" "10m" "memory" "32Mi") "limits" (dict "memory" "32Mi")) dict (eq $d "ebs") }}
         - name: {{ ternary "node-driver-registrar" "csi-driver-registrar" (eq $d "ebs") }}
           image: {{ include "awscsi.sidecarImage" (dict "c" $c "s" $r) }}
           imagePullPolicy: {{ include "awscsi.pullPolicy" (dict "c" $c "s" $r) }}
+          terminationMessagePolicy: FallbackToLogsOnError
           args:
             {{- include "awscsi.mergeArgs" (dict "defaults" $args "extra" $r.additionalArgs) | nindent 12 }}
           env:
@@ -279,16 +296,22 @@ spec:
               value: /csi/csi.sock
             - name: DRIVER_REG_SOCK_PATH
               value: {{ printf "%scsi.sock" $pluginDir }}
+            {{- if eq $d "efs" }}
+            - name: KUBE_NODE_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: spec.nodeName
+            {{- end }}
             {{- include "awscsi.proxyEnv" $c | nindent 12 }}
             {{- with $r.env }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
           ports:
-            - name: healthz-reg
+            - name: {{ $regPort }}
               containerPort: {{ $registrarPort }}
               protocol: TCP
           livenessProbe:
-            {{- include "awscsi.probe" (dict "override" $r.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" "healthz-reg") "initialDelaySeconds" 10 "timeoutSeconds" 15 "periodSeconds" 30 "failureThreshold" 5)) | nindent 12 }}
+            {{- include "awscsi.probe" (dict "override" $r.livenessProbe "default" (dict "httpGet" (dict "path" "/healthz" "port" $regPort) "initialDelaySeconds" 30 "timeoutSeconds" 15 "periodSeconds" 90)) | nindent 12 }}
           volumeMounts:
             - name: plugin-dir
               mountPath: /csi
@@ -296,14 +319,14 @@ spec:
               mountPath: /registration
             - name: probe-dir
               mountPath: {{ $pluginDir }}
-          {{- with ($r.resources | default $n.resources) }}
+          {{- with ($r.resources | default $sidecarResources) }}
           resources:
             {{- toYaml . | nindent 12 }}
           {{- end }}
           securityContext:
             {{- toYaml ($r.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false)) | nindent 12 }}
         {{- $l := $s.livenessProbe | default dict }}
-        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" "/csi" "port" $healthPort "resources" ($l.resources | default $n.resources) "securityContext" ($l.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false))) | nindent 8 }}
+        {{- include "awscsi.livenessSidecar" (dict "c" $c "l" $l "socketDir" "/csi" "port" $healthPort "resources" ($l.resources | default $sidecarResources) "securityContext" ($l.securityContext | default (dict "readOnlyRootFilesystem" true "allowPrivilegeEscalation" false))) | nindent 8 }}
         {{- end }}
       volumes:
         - name: kubelet-dir

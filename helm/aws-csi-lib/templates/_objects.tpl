@@ -9,7 +9,9 @@ fsGroupPolicy are immutable: they stay upstream's (useOldCSIDriver: no fsGroupPo
 */}}
 {{- define "awscsi.csiDriver" -}}
 {{- $cd := .v.csiDriver | default dict -}}
-{{- if ne (toString (ternary true $cd.create (kindIs "invalid" $cd.create))) "false" }}
+{{- /* upstream EBS renders no CSIDriver with nodeComponentOnly (the other release owns it) */ -}}
+{{- $nodeOnly := and (eq .d "ebs") (include "awscsi.true" (.v.nodeComponentOnly | default false)) -}}
+{{- if and (not $nodeOnly) (ne (toString (ternary true $cd.create (kindIs "invalid" $cd.create))) "false") }}
 ---
 apiVersion: storage.k8s.io/v1
 kind: CSIDriver
@@ -17,11 +19,14 @@ metadata:
   name: {{ .csi }}
   labels:
     {{- include "awscsi.labels" . | nindent 4 }}
-  {{- if include "awscsi.true" ($cd.helmHook | default false) }}
-  # upstream EFS (useHelmHooksForCSIDriver): a hook, replaced on every install and upgrade and kept on uninstall.
+  {{- if or (include "awscsi.true" ($cd.helmHook | default false)) (eq .d "efs") }}
+  # upstream EFS: kept on uninstall (helm.sh/resource-policy: keep, hook or not); with useHelmHooksForCSIDriver a
+  # hook, replaced on every install and upgrade.
   annotations:
-    helm.sh/hook: pre-install,pre-upgrade
+    {{- if include "awscsi.true" ($cd.helmHook | default false) }}
+    helm.sh/hook: pre-install, pre-upgrade
     helm.sh/hook-delete-policy: before-hook-creation
+    {{- end }}
     helm.sh/resource-policy: keep
   {{- end }}
 spec:
@@ -35,7 +40,15 @@ spec:
   seLinuxMount: true
   {{- end }}
   {{- if semverCompare ">=1.33-0" .root.Capabilities.KubeVersion.Version }}
-  nodeAllocatableUpdatePeriodSeconds: {{ .v.nodeAllocatableUpdatePeriodSeconds | default 10 }}
+  {{- /* -1 (upstream's default, also what --reuse-values brings): automatic, 10 s (upstream: 300 with its
+  metadata-labeler, which this driver lacks); 0 or absent: not set; the API server refuses less than 10. */}}
+  {{- $period := .v.nodeAllocatableUpdatePeriodSeconds }}
+  {{- if kindIs "invalid" $period }}{{ $period = -1 }}{{ end }}
+  {{- if eq (int $period) -1 }}
+  nodeAllocatableUpdatePeriodSeconds: 10
+  {{- else if $period }}
+  nodeAllocatableUpdatePeriodSeconds: {{ $period }}
+  {{- end }}
   {{- end }}
   {{- else }}
   attachRequired: false
@@ -47,7 +60,7 @@ spec:
 StorageClasses of this driver: provisioner, parameters, reclaimPolicy and volumeBindingMode are immutable, so each
 renders exactly what the entry says. Binding defaults as upstream: EBS WaitForFirstConsumer (the volume lands in the
 zone of the pod's node), EFS Immediate (the API default upstream's EFS chart leaves in place). allowVolumeExpansion
-only where given, and by default for EBS (EFS volumes have no size to grow).
+only where given (as upstream; ebs-csi-default-sc sets it), since a class is immutable and must read as upstream's.
 */}}
 {{- define "awscsi.storageClasses" -}}
 {{- $c := . -}}
@@ -69,10 +82,8 @@ metadata:
 provisioner: {{ $c.csi }}
 volumeBindingMode: {{ .volumeBindingMode | default (ternary "WaitForFirstConsumer" "Immediate" (eq $c.d "ebs")) }}
 reclaimPolicy: {{ .reclaimPolicy | default "Delete" }}
-{{- if not (kindIs "invalid" .allowVolumeExpansion) }}
+{{- if and (not (kindIs "invalid" .allowVolumeExpansion)) (eq $c.d "ebs") }}
 allowVolumeExpansion: {{ include "awscsi.true" .allowVolumeExpansion | eq "true" }}
-{{- else if eq $c.d "ebs" }}
-allowVolumeExpansion: true
 {{- end }}
 {{- with .parameters }}
 parameters:
@@ -129,24 +140,27 @@ parameters:
 {{- define "awscsi.pdb" -}}
 {{- $ctl := .v.controller | default dict -}}
 {{- $pdb := $ctl.podDisruptionBudget | default dict -}}
+{{- /* upstream EFS: named and selected by controller.name */ -}}
+{{- $app := ternary ($ctl.name | default .controllerApp) .controllerApp (eq .d "efs") -}}
 {{- if include "awscsi.true" ($pdb.enabled | default false) }}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
-  name: {{ .controllerApp }}
+  name: {{ $app }}
   namespace: {{ .ns }}
   labels:
     {{- include "awscsi.labels" . | nindent 4 }}
 spec:
   selector:
     matchLabels:
-      app: {{ .controllerApp }}
+      app: {{ $app }}
       {{- include "awscsi.selectorLabels" . | nindent 6 }}
-  {{- if not (kindIs "invalid" $pdb.minAvailable) }}
-  minAvailable: {{ $pdb.minAvailable }}
-  {{- else if not (kindIs "invalid" $pdb.maxUnavailable) }}
+  {{- /* one threshold (the API refuses both): maxUnavailable when given, else minAvailable */}}
+  {{- if not (kindIs "invalid" $pdb.maxUnavailable) }}
   maxUnavailable: {{ $pdb.maxUnavailable }}
+  {{- else if not (kindIs "invalid" $pdb.minAvailable) }}
+  minAvailable: {{ $pdb.minAvailable }}
   {{- else if le (int ($ctl.replicaCount | default 2)) 2 }}
   maxUnavailable: 1
   {{- else }}

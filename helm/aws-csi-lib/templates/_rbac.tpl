@@ -20,8 +20,9 @@ metadata:
   annotations:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-{{- if not (kindIs "invalid" $sa.automountServiceAccountToken) }}
-automountServiceAccountToken: {{ include "awscsi.true" $sa.automountServiceAccountToken | eq "true" }}
+{{- /* as upstream: rendered only when true (false leaves the API's default, so the token stays mounted) */}}
+{{- if include "awscsi.true" $sa.automountServiceAccountToken }}
+automountServiceAccountToken: true
 {{- end }}
 {{- end }}
 {{- end -}}
@@ -71,7 +72,10 @@ roleRef:
 {{- if eq .d "ebs" }}
 # Restoring a volume from a snapshot, and waiting for a volume to be detached before deleting it.
 - apiGroups: ["snapshot.storage.k8s.io"]
-  resources: ["volumesnapshots", "volumesnapshotcontents"]
+  resources: ["volumesnapshots"]
+  verbs: ["get", "list", "watch", "update"]
+- apiGroups: ["snapshot.storage.k8s.io"]
+  resources: ["volumesnapshotcontents"]
   verbs: ["get", "list"]
 - apiGroups: ["storage.k8s.io"]
   resources: ["volumeattachments"]
@@ -196,17 +200,19 @@ roleRef:
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
-  name: efs-csi-filesystem-id-refs-role
+  name: efs-csi-filesystem-id-reader-role
   labels:
     {{- include "awscsi.labels" $c | nindent 4 }}
 rules:
   - apiGroups: [""]
     resources: ["configmaps", "secrets"]
     verbs: ["get"]
-{{ include "awscsi.clusterRoleBinding" (dict "c" $c "name" "efs-csi-filesystem-id-refs-binding" "sa" $sa "ns" $c.ns "role" "efs-csi-filesystem-id-refs-role") }}
+{{ include "awscsi.clusterRoleBinding" (dict "c" $c "name" "efs-csi-filesystem-id-reader-role-binding" "sa" $sa "ns" $c.ns "role" "efs-csi-filesystem-id-reader-role") }}
 {{- end }}
 {{- $secrets := $ctl.provisionerSecretAccess | default dict }}
-{{- if and (eq .d "efs") (include "awscsi.true" ($secrets.enabled | default false)) }}
+{{- /* on unless set false: upstream grants it unconditionally, and helm upgrade --reuse-values from an upstream
+release brings no provisionerSecretAccess key at all */}}
+{{- if and (eq .d "efs") (include "awscsi.true" (ternary true $secrets.enabled (kindIs "invalid" $secrets.enabled))) }}
 {{- /*
 EFS cross-account provisioning: the provisioner reads the StorageClass's provisioner secret (awsRoleArn, externalId,
 crossaccount) and hands it to CreateVolume. get/watch/list on the named secrets only, in their namespace; names as

@@ -53,8 +53,15 @@ NOTES.txt lines for one driver: what runs, what is off and why, and every value 
   No StorageClass was created for {{ $c.csi }} (none asked for{{ if eq .d "ebs" }}; defaultStorageClass.enabled=true
   adds one{{ end }}).
 {{- end }}
+{{- with $v.windowsDropped }}
+  WARNING: {{ . }}
+{{- end }}
 {{- $dropped := list }}
 {{- range $part := list "controller" "node" }}
+{{- $level := dig $part "logLevel" nil $v }}
+{{- if and (not (kindIs "invalid" $level)) (regexMatch "^[0-9]+$" (toString $level)) (lt (atoi (toString $level)) 4) (ne (atoi (toString $level)) 2) }}
+{{- $dropped = append $dropped (printf "%s.logLevel=%v: this driver has no klog -v; klog levels 0-3 log as --log-level=info, 4 and up as debug" $part $level) }}
+{{- end }}
 {{- $t := include "awscsi.translateArgs" (dict "args" (dig $part "additionalArgs" (list) $v)) | fromJson }}
 {{- range $t.dropped }}{{- $dropped = append $dropped (printf "%s.additionalArgs %s: aws-csi-driver has no such flag; not passed" $part .) }}{{- end }}
 {{- end }}

@@ -20,12 +20,15 @@ ebs-csi-default-sc class) and the list of values this driver cannot apply, for N
 {{- if include "awscsi.true" (dig "volumeModificationFeature" "enabled" false $ctl) -}}{{- $ignored = append $ignored "controller.volumeModificationFeature.enabled (and sidecars.volumemodifier): volume-modifier-for-k8s is not served; modify volumes with VolumeAttributesClasses" -}}{{- end -}}
 {{- if include "awscsi.true" ($ctl.enableNodeLocalVolumes | default false) -}}{{- $ignored = append $ignored "controller.enableNodeLocalVolumes: node-local volumes (local-ebs:// handles) are not supported" -}}{{- end -}}
 {{- if include "awscsi.true" ($ctl.sdkDebugLog | default false) -}}{{- $ignored = append $ignored "controller.sdkDebugLog: no AWS SDK wire log; controller.logLevel 4 or more logs every CSI request and response" -}}{{- end -}}
-{{- with $ctl.userAgentExtra -}}{{- $ignored = append $ignored (printf "controller.userAgentExtra=%s: no user-agent suffix" .) -}}{{- end -}}
+{{- /* upstream's default "helm" is not worth a line: it only tags upstream's own API calls */ -}}
+{{- with $ctl.userAgentExtra -}}{{- if ne (toString .) "helm" -}}{{- $ignored = append $ignored (printf "controller.userAgentExtra=%s: no user-agent suffix" .) -}}{{- end -}}{{- end -}}
 {{- range $part := list "controller" "node" -}}
 {{- if not (empty (dig $part "otelTracing" dict $v)) -}}{{- $ignored = append $ignored (printf "%s.otelTracing: no OpenTelemetry tracing in this driver" $part) -}}{{- end -}}
 {{- end -}}
-{{- if include "awscsi.true" ($node.enableWindows | default false) -}}{{- $ignored = append $ignored "node.enableWindows: no Windows node plugin; Windows nodes get no EBS node pod" -}}{{- end -}}
-{{- if contains "metadata-labeler" (toString ($node.metadataSources | default "")) -}}{{- $ignored = append $ignored "node.metadataSources metadata-labeler (and sidecars.metadataLabeler): not available; imds and kubernetes are" -}}{{- end -}}
+{{- if include "awscsi.true" ($node.enableWindows | default false) -}}
+{{- $_ := set $v "windowsDropped" "node.enableWindows is true, but this driver has no Windows node plugin: upstream's DaemonSet ebs-csi-node-windows is not rendered, and an in-place upgrade of an upstream release DELETES it, so Windows nodes lose their EBS driver (their volumes stop attaching and mounting). Keep the upstream driver for clusters with Windows nodes; set node.enableWindows=false to say this cluster has none." -}}
+{{- end -}}
+{{- if or (contains "metadata-labeler" (toString ($node.metadataSources | default ""))) (include "awscsi.true" (dig "sidecars" "metadataLabeler" "enabled" false $v)) -}}{{- $ignored = append $ignored "node.metadataSources metadata-labeler (and sidecars.metadataLabeler): not available; imds and kubernetes are" -}}{{- end -}}
 {{- if include "awscsi.true" (dig "helmTester" "enabled" false $v) -}}{{- $ignored = append $ignored "helmTester.enabled: this chart renders no Helm hooks (EKS add-ons cannot run them)" -}}{{- end -}}
 {{- if include "awscsi.true" ($v.fips | default false) -}}{{- $ignored = append $ignored "fips: FIPS endpoints are used (AWS_USE_FIPS_ENDPOINT), but the image has no -fips variant and no FIPS-validated crypto module" -}}{{- end -}}
 {{- with $v.fullnameOverride -}}{{- $ignored = append $ignored "fullnameOverride: no object is named after it (as upstream)" -}}{{- end -}}

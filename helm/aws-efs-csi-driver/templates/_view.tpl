@@ -24,12 +24,17 @@ NOTES.txt.
 {{- if empty (index $ctl $k) }}{{- $_ := unset $ctl $k }}{{- end -}}
 {{- if empty (index $node $k) }}{{- $_ := unset $node $k }}{{- end -}}
 {{- end -}}
-{{- $_ := set $node "tolerateAllTaints" true -}}
+{{- /* upstream renders node.tolerations as given (default: every taint) */ -}}
+{{- $_ := set $node "tolerateAllTaints" false -}}
+{{- /* upstream: the in-flight mount limit counts only with its opt-in, also when the key is absent (--reuse-values) */ -}}
+{{- if not (hasKey $node "maxInflightMountCallsOptIn") }}{{- $_ := set $node "maxInflightMountCallsOptIn" false -}}{{- end -}}
+{{- $_ := set $node "tolerationsAsGiven" true -}}
 {{- $_ := set $v "fips" $v.useFIPS -}}
 {{- $_ := set $v "csiDriver" (dict "create" true "helmHook" (ne (toString $v.useHelmHooksForCSIDriver) "false")) -}}
 {{- $_ := set $v "region" $ctl.region -}}
 {{- $ignored := list -}}
 {{- if include "awscsi.true" ($v.useFIPS | default false) -}}{{- $ignored = append $ignored "useFIPS: FIPS endpoints are used (AWS_USE_FIPS_ENDPOINT); efs-utils' fips_mode_enabled is not set and the image has no FIPS-validated crypto module" -}}{{- end -}}
+{{- range ($v.storageClasses | default list) -}}{{- if not (kindIs "invalid" .allowVolumeExpansion) -}}{{- $ignored = append $ignored (printf "storageClasses %s allowVolumeExpansion: not rendered, as upstream's EFS chart (EFS volumes have no size to grow)" .name) -}}{{- end -}}{{- end -}}
 {{- with $node.s3filesUtilsConfOverrides -}}{{- $ignored = append $ignored "node.s3filesUtilsConfOverrides: S3 Files is not supported" -}}{{- end -}}
 {{- with $v.fullnameOverride -}}{{- $ignored = append $ignored "fullnameOverride: no object is named after it (as upstream)" -}}{{- end -}}
 {{- /* values.yaml itself is not in .Files: known-values.yaml is a link to it */ -}}

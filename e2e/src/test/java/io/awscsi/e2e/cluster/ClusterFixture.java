@@ -128,8 +128,11 @@ final class ClusterFixture implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(helm(env), "upgrade", "--install", RELEASE,
         chartDirectory().toString(), "-n", DRIVER_NAMESPACE, "--wait", "--timeout", "10m",
         "--set", "image.repository=" + image.substring(0, colon), "--set", "image.tag=" + image.substring(colon + 1),
-        // The chart, like upstream's, makes no classes unless asked: the cases use gp3 and ebs-vsc.
-        "--set", "defaultStorageClass.enabled=true", "--set", "defaultVolumeSnapshotClass.enabled=true"));
+        // The chart, like upstream's, makes no classes unless asked: the cases use gp3 and ebs-vsc (the default class
+        // is upstream's ebs-csi-default-sc, unencrypted, unless named and given parameters).
+        "--set", "defaultStorageClass.enabled=true", "--set", "defaultStorageClass.name=" + GP3,
+        "--set", "defaultStorageClass.parameters.type=gp3", "--set-string", "defaultStorageClass.parameters.encrypted=true",
+        "--set", "defaultVolumeSnapshotClass.enabled=true"));
     String fileSystemId = env.get("E2E_EFS_FILESYSTEM_ID");
     if (fileSystemId != null && !fileSystemId.isBlank()) {
       command.addAll(List.of("--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=" + fileSystemId));

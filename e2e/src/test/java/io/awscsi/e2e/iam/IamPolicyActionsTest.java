@@ -62,7 +62,7 @@ class IamPolicyActionsTest {
     Map<String, Set<String>> calls = actionsCalledBy(Ec2Action.class);
     assertThat(calls.keySet()).as("EC2 calls found in the ebs module").contains("ec2:AttachVolume", "ec2:CreateVolume");
     Set<String> expected = withTagOnCreate(calls.keySet());
-    for (String policy : List.of("ebs-policy.json", "ebs-policy-cluster-scoped.json")) {
+    for (String policy : List.of("ebs-policy.json", "ebs-policy-hardened.json", "ebs-policy-cluster-scoped.json")) {
       assertThat(actionsOf(policy)).as("%s against the calls %s", policy, calls).isEqualTo(expected);
       assertThat(createActionsOf(policy)).as("%s: CreateTags only while creating what the driver creates", policy)
           .isEqualTo(createCalls(calls.keySet(), "ec2:"));
