@@ -6,6 +6,7 @@ import io.awscsi.efs.fs.OpenDirectory;
 import io.awscsi.efs.fs.TreeChangedException;
 import io.awscsi.efs.volume.EfsPaths;
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -39,7 +40,7 @@ final class FileSystemTree {
       directory.ifPresent(OpenDirectory::close);
       return directory.map(d -> mountRoot.resolve(EfsPaths.relative(path)));
     } catch (IOException e) {
-      throw refusal(e, path);
+      throw refusal(e, mountRoot, path);
     }
   }
 
@@ -55,7 +56,7 @@ final class FileSystemTree {
         OpenDirectory parent = openParents(root, segments)) {
       return parent.path().resolve(segments.getLast());
     } catch (IOException e) {
-      throw refusal(e, path);
+      throw refusal(e, mountRoot, path);
     }
   }
 
@@ -76,7 +77,7 @@ final class FileSystemTree {
       }
       return created;
     } catch (IOException e) {
-      throw refusal(e, path);
+      throw refusal(e, mountRoot, path);
     }
   }
 
@@ -105,7 +106,7 @@ final class FileSystemTree {
         return p.removeTree(segments.getLast());
       }
     } catch (IOException e) {
-      throw refusal(e, path);
+      throw refusal(e, mountRoot, path);
     }
   }
 
@@ -135,16 +136,31 @@ final class FileSystemTree {
     return current;
   }
 
-  /** A link or non-directory in the way is a precondition the caller can fix; other failures stay IOExceptions. */
-  private static IOException refusal(IOException e, String path) {
-    if (e instanceof LinkRefusedException || e instanceof NotDirectoryException) {
-      throw DriverException.failedPrecondition(e.getMessage() + " (on the way to " + path + "); a symbolic link or "
-          + "file where the driver needs a directory is never followed or replaced: remove it and retry");
+  /**
+   * A link or non-directory in the way is a precondition the caller can fix; other failures stay IOExceptions. The
+   * message names the component inside the file system, not the controller's mount point.
+   */
+  private static IOException refusal(IOException e, Path mountRoot, String path) {
+    String where = e instanceof FileSystemException f && f.getFile() != null ? inFileSystem(mountRoot, f.getFile())
+        : path;
+    if (e instanceof LinkRefusedException) {
+      throw DriverException.failedPrecondition(where + " is a symbolic link (on the way to " + path + "); a link "
+          + "where the driver needs a directory is never followed: replace it by a directory or remove it");
+    }
+    if (e instanceof NotDirectoryException) {
+      throw DriverException.failedPrecondition(where + " is not a directory (on the way to " + path + "); the "
+          + "driver never replaces it: remove it or choose another basePath");
     }
     if (e instanceof TreeChangedException) {
-      throw DriverException.aborted(e.getMessage() + "; retry");
+      throw DriverException.aborted(where + " " + ((FileSystemException) e).getReason() + "; retry");
     }
     return e;
+  }
+
+  private static String inFileSystem(Path mountRoot, String file) {
+    Path absolute = mountRoot.toAbsolutePath().normalize();
+    Path component = Path.of(file);
+    return component.startsWith(absolute) ? EfsPaths.clean(absolute.relativize(component).toString()) : file;
   }
 
   private static List<String> segments(String path) {
