@@ -142,7 +142,9 @@ class EfsDeleteRaceTest {
             try {
               if (Files.isSymbolicLink(sub)) {
                 Files.delete(sub);
-                Files.writeString(Files.createDirectories(sub.resolve("nested")).resolve("f"), "tenant data");
+                // createDirectory, not createDirectories: a tenant cannot bring back the deleted volume itself
+                Files.writeString(Files.createDirectory(Files.createDirectory(sub).resolve("nested")).resolve("f"),
+                    "tenant data");
               } else {
                 Files.move(sub, stash.resolve(first + "-" + n++));
                 Files.createSymbolicLink(sub, canary);

@@ -5,9 +5,11 @@ import java.io.Reader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -62,7 +64,9 @@ final class DirectoryLedger {
     properties.setProperty("directory", entry.directory());
     properties.setProperty("capacityBytes", Long.toString(entry.capacityBytes()));
     properties.setProperty("request", entry.requestHash());
-    try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
+    // O_NOFOLLOW: a link planted at the temporary name must not make the controller write through it.
+    try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       properties.store(out, "efs.csi.aws.com: directory created for this volume; DeleteVolume reads it");
     }
     Files.move(temporary, ledger, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
