@@ -171,7 +171,7 @@ public final class DriverFactories {
         zone = metadata.get().availabilityZone();
       }
       controller = resources.add(EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
-          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), EfsControllerOptions.DEFAULT_WORK_DIR, zone,
+          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), o.efs().workDir(), zone,
           backend == EfsMountBackendKind.EFS_UTILS && !o.mode().node() ? Optional.of(efsUtils(o, env))
               : Optional.empty()),
           clouds.get(), host.mounter(), new KubernetesValueReader(kube), metrics));

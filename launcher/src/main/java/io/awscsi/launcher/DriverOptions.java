@@ -4,6 +4,7 @@ import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.LoggingSetup;
 import io.awscsi.efs.controller.AccessPointTags;
+import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.efsutils.ConfOverride;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
 import io.awscsi.efs.efsutils.EfsUtilsDirectories;
@@ -93,7 +94,7 @@ public record DriverOptions(
       Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit, boolean forceUnmountAfterTimeout,
       Duration unmountTimeout, int maxInflightMountCalls, int volumeAttachLimit, MountBackend mountBackend,
       Path localRoot, EfsUtilsDirectories efsUtilsDirectories, List<ConfOverride> efsUtilsConfOverrides,
-      boolean cloudWatchLogEnabled, String watchdogPath) {}
+      boolean cloudWatchLogEnabled, String watchdogPath, Path workDir) {}
 
   public static DriverOptions parse(String[] args, Map<String, String> env) {
     // The flags are those of the one table --help prints.
@@ -137,7 +138,8 @@ public record DriverOptions(
         f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
         efsAttachLimit, choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
         Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")), efsUtilsDirs, overrides,
-        f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path", "").strip());
+        f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path", "").strip(),
+        Path.of(f.string("efs-work-dir", EfsControllerOptions.DEFAULT_WORK_DIR.toString())));
     return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
         choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
         Level.toLevel(f.string("log-level", "info"), Level.INFO),

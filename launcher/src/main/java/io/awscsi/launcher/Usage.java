@@ -62,7 +62,9 @@ public final class Usage {
       Flag.of(EFS, "efs-state-dir-path", "DIR", "the proxies' state (default /var/run/efs; tests)"),
       Flag.of(EFS, "efs-mount-backend", "efs-utils|local", "how file systems are mounted (local: the local runtime)"),
       Flag.of(EFS, "efs-local-root", "DIR", "the local backend's file systems (default "
-          + "/var/lib/aws-csi-driver/efs-local)")));
+          + "/var/lib/aws-csi-driver/efs-local)"),
+      Flag.of(EFS, "efs-work-dir", "DIR", "where the controller mounts file systems for efs-dir volumes and "
+          + "--delete-access-point-root-dir, one directory per file system (default /var/lib/csi/pv, as upstream)")));
 
   /** {@code aws-csi-driver local}: both drivers on emulated AWS (io.awscsi.local, in lib/local). */
   public static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(

@@ -50,6 +50,12 @@ class EfsDriverOptionsTest {
   }
 
   @Test
+  void theControllersWorkDirectoryIsUpstreamsUnlessTheFlagMovesIt() {
+    assertThat(parse().workDir()).isEqualTo(Path.of("/var/lib/csi/pv"));
+    assertThat(parse("--efs-work-dir", "/tmp/pv-test").workDir()).isEqualTo(Path.of("/tmp/pv-test"));
+  }
+
+  @Test
   void efsUtilsDirectoriesDefaultToUpstreamsAndFollowTheFlags() {
     assertThat(parse().efsUtilsDirectories()).isEqualTo(EfsUtilsDirectories.DEFAULT);
     assertThat(parse().efsUtilsDirectories().configDir()).isEqualTo(Path.of("/var/amazon/efs"));

@@ -105,7 +105,8 @@ public final class LocalRuntime implements AutoCloseable {
     if (d == Driver.EBS) {
       a.addAll(List.of("--device-backend", "loop", "--loop-state-dir", dir.resolve("loop").toString()));
     } else {
-      a.addAll(List.of("--efs-mount-backend", "local", "--efs-local-root", dir.resolve("root").toString()));
+      a.addAll(List.of("--efs-mount-backend", "local", "--efs-local-root", dir.resolve("root").toString(),
+          "--efs-work-dir", dir.resolve("pv").toString()));
     }
     return a.toArray(String[]::new);
   }

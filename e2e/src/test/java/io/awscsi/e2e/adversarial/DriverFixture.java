@@ -144,6 +144,9 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
     if (!extras.contains("--kubelet-dir")) {
       command.addAll(List.of("--kubelet-dir", kubeletDir().toString()));
     }
+    if (driver == Driver.EFS && !extras.contains("--efs-work-dir")) {
+      command.addAll(List.of("--efs-work-dir", work.resolve("efs-pv").toString()));
+    }
     command.addAll(extras);
     DriverProcess p = new DriverProcess(name, command, environment(), socketOf(name), work.resolve(name + ".log"));
     processes.put(name, p);

@@ -3,13 +3,14 @@ package io.awscsi.efs.controller;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
-import java.nio.file.DirectoryStream;
-import java.nio.file.LinkOption;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
@@ -76,7 +77,9 @@ final class DirectoryLedger {
     properties.setProperty("directory", entry.directory());
     properties.setProperty("capacityBytes", Long.toString(entry.capacityBytes()));
     properties.setProperty("request", entry.requestHash());
-    try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
+    // O_NOFOLLOW: a link planted at the temporary name must not make the controller write through it.
+    try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       properties.store(out, "efs.csi.aws.com: directory created for this volume; DeleteVolume reads it");
     }
     reclaim(ledger.getParent(), Files.getOwner(temporary, LinkOption.NOFOLLOW_LINKS));

@@ -15,7 +15,8 @@ import java.util.Optional;
  *     directory when the guards allow it (off by default: data is kept, as upstream)
  * @param mountBackend {@code --efs-mount-backend}: how the controller mounts file systems for directory work
  * @param localRoot {@code --efs-local-root}: the local stand-in's root (LOCAL backend only)
- * @param workDir where the controller mounts file systems (one mount point per file system)
+ * @param workDir {@code --efs-work-dir}: where the controller mounts file systems (one mount point per file system;
+ *     default {@link #DEFAULT_WORK_DIR})
  * @param zone the controller's availability zone ("" unknown): picks the mount target of cross-account mounts
  * @param efsUtils efs-utils' directories, configuration and watchdog, started before the first mount (EFS_UTILS
  *     backend); empty where something else manages efs-utils

@@ -3,12 +3,9 @@ package io.awscsi.efs.controller;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CapacityRange;
 import io.awscsi.efs.mount.FileSystemRootMounts;
-import io.awscsi.efs.mount.PosixDirectory;
 import io.awscsi.efs.volume.EfsPaths;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -77,8 +74,7 @@ final class VolumeDirectories {
         if (!recorded.written() && recordedCapacity >= 0) {
           RecordedCapacity.requireCompatible(entry.volumeId(), recordedCapacity, capacity);
         }
-        Path directory = FileSystemTree.createParents(root, entry.directory());
-        boolean created = PosixDirectory.create(directory, uid, gid, mode);
+        boolean created = FileSystemTree.createDirectory(root, entry.directory(), uid, gid, mode);
         LOG.info("{} directory {} on {} for volume {}", created ? "created" : "found", entry.directory(),
             fileSystemId, entry.volumeId());
         return recordedCapacity >= 0 ? recordedCapacity : entry.capacityBytes();
@@ -178,16 +174,10 @@ final class VolumeDirectories {
 
   private static void removeUnder(Path root, String fileSystemId, String path, String volumeId) {
     try {
-      Optional<Path> directory = FileSystemTree.existingDirectory(root, path);
-      if (directory.isEmpty()) {
+      if (!FileSystemTree.removeTree(root, path)) {
         LOG.info("directory {} of volume {} on {} is already gone", path, volumeId, fileSystemId);
         return;
       }
-      if (!directory.get().startsWith(root) || directory.get().equals(root)
-          || !Files.isDirectory(directory.get(), LinkOption.NOFOLLOW_LINKS)) {
-        throw new IOException(directory.get() + " is not a directory below " + root);
-      }
-      FileSystemTree.removeTree(directory.get());
       LOG.info("removed directory {} of volume {} on {}", path, volumeId, fileSystemId);
     } catch (IOException e) {
       throw DriverException.internal("cannot remove directory " + path + " of volume " + volumeId + " on "

@@ -7,10 +7,13 @@ import io.awscsi.core.host.Mounter;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.RootDirectory;
+import io.awscsi.efs.fs.LinkRefusedException;
+import io.awscsi.efs.fs.OpenDirectory;
 import io.awscsi.efs.volume.EfsPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -58,6 +61,10 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
             + "; it is not mounted");
       }
       mounter.bindMount(real, target, request.readOnly(), List.of());
+    } catch (LinkRefusedException | NotDirectoryException e) {
+      throw DriverException.failedPrecondition("the root directory of access point " + request.accessPointId()
+          + " in file system " + request.fileSystemId() + " cannot be made: " + e.getMessage()
+          + " (a symbolic link or file where a directory belongs is never followed)");
     } catch (IOException e) {
       throw DriverException.internal("cannot prepare the local stand-in of " + request.fileSystemId() + " under "
           + root + ": " + e.getMessage(), e);
@@ -148,18 +155,32 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
     }
   }
 
-  /** EFS creates a missing root directory (and its parents) with the creation info on the first mount. */
+  /**
+   * EFS creates a missing root directory (and its parents) with the creation info on the first mount. Each level is
+   * opened from the file system's root without following a link and made with {@code mkdirat} in its open parent, so
+   * a tenant's link in the way is refused (FAILED_PRECONDITION) instead of leading the creation onto the host.
+   */
   private static void createAccessPointRoot(Path fsRoot, RootDirectory rootDirectory) throws IOException {
-    Path directory = fsRoot;
-    for (String segment : EfsPaths.relative(rootDirectory.path()).split("/")) {
-      if (segment.isEmpty()) {
-        continue;
+    OpenDirectory current = OpenDirectory.openTrusted(fsRoot);
+    try {
+      for (String segment : EfsPaths.relative(rootDirectory.path()).split("/")) {
+        if (segment.isEmpty()) {
+          continue;
+        }
+        Optional<OpenDirectory> next = current.openChildIfPresent(segment);
+        if (next.isEmpty()) {
+          if (!rootDirectory.hasCreationInfo()) {
+            return;
+          }
+          PosixDirectory.create(current, segment, rootDirectory.ownerUid(), rootDirectory.ownerGid(),
+              PosixDirectory.mode(rootDirectory.permissions()));
+          next = Optional.of(current.openChild(segment));
+        }
+        current.close();
+        current = next.get();
       }
-      directory = directory.resolve(segment);
-      if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS) && rootDirectory.hasCreationInfo()) {
-        PosixDirectory.create(directory, rootDirectory.ownerUid(), rootDirectory.ownerGid(),
-            PosixDirectory.mode(rootDirectory.permissions()));
-      }
+    } finally {
+      current.close();
     }
   }
 

@@ -1,12 +1,15 @@
 package io.awscsi.efs.mount;
 
+import io.awscsi.efs.fs.OpenDirectory;
 import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
-/** Directories with a numeric owner and an exact mode (setgid and sticky bits included, no umask). */
+/**
+ * Directories with a numeric owner and an exact mode (setgid and sticky bits included, no umask), created and
+ * changed through an open descriptor ({@link OpenDirectory}): the directory is made with {@code mkdirat} in its
+ * parent and owner and mode are set on it with {@code fchown}/{@code fchmod}, never by a path a tenant could redirect
+ * between the two.
+ */
 public final class PosixDirectory {
 
   /** Owner or group not to change. */
@@ -15,34 +18,30 @@ public final class PosixDirectory {
   private PosixDirectory() {}
 
   /**
-   * Creates the directory if missing, then sets owner, group and mode. Owner first: a chown clears setgid.
+   * Creates {@code name} in {@code parent} if missing, then sets owner, group and mode. Owner first: a chown clears
+   * setgid.
    *
    * @return true when this call created it
+   * @throws io.awscsi.efs.fs.LinkRefusedException when {@code name} is a symbolic link
+   * @throws java.nio.file.NotDirectoryException when it exists and is not a directory
    */
-  public static boolean create(Path directory, long uid, long gid, int mode) throws IOException {
-    boolean created;
-    try {
-      Files.createDirectory(directory);
-      created = true;
-    } catch (FileAlreadyExistsException e) {
-      if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
-        throw new IOException(directory + " exists and is not a directory", e);
-      }
-      created = false;
+  public static boolean create(OpenDirectory parent, String name, long uid, long gid, int mode) throws IOException {
+    boolean created = parent.makeChild(name, 0700);
+    try (OpenDirectory directory = parent.openChild(name)) {
+      directory.setOwnerAndMode(uid, gid, mode);
     }
-    apply(directory, uid, gid, mode);
     return created;
   }
 
-  /** Sets owner, group and mode of an existing directory. */
-  public static void apply(Path directory, long uid, long gid, int mode) throws IOException {
-    if (uid != KEEP) {
-      Files.setAttribute(directory, "unix:uid", (int) uid, LinkOption.NOFOLLOW_LINKS);
+  /**
+   * {@link #create(OpenDirectory, String, long, long, int)} for a directory whose parent the driver trusts (links in
+   * the parent's path are followed; the directory itself must not be one).
+   */
+  public static boolean create(Path directory, long uid, long gid, int mode) throws IOException {
+    Path absolute = directory.toAbsolutePath().normalize();
+    try (OpenDirectory parent = OpenDirectory.openTrusted(absolute.getParent())) {
+      return create(parent, absolute.getFileName().toString(), uid, gid, mode);
     }
-    if (gid != KEEP) {
-      Files.setAttribute(directory, "unix:gid", (int) gid, LinkOption.NOFOLLOW_LINKS);
-    }
-    Files.setAttribute(directory, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
   }
 
   /** Parses an octal mode such as "755" or "2775". */

@@ -8,13 +8,11 @@ import io.awscsi.core.host.MountState;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.provider.VolumeStats;
 import io.awscsi.core.provider.VolumeStatsReader;
+import io.awscsi.efs.fs.EntryStatus;
+import io.awscsi.efs.fs.OpenDirectory;
 import io.awscsi.efs.volume.VolumeHandle;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,30 +119,20 @@ public final class VolumeStatsCache implements VolumeStatsReader, AutoCloseable 
     });
   }
 
-  /** Capacity and free space from statfs; used bytes and inodes from the volume's own tree. */
+  /**
+   * Capacity and free space from statfs; used bytes and inodes from the volume's own tree, walked through open
+   * directory descriptors ({@link OpenDirectory#visit}): a directory a tenant swaps for a link during the walk is
+   * counted as the link, never followed out of the volume, and no other file system mounted inside is counted.
+   */
   private VolumeStats.FileSystem measure(Path volumePath) throws IOException {
     FileSystemUsage usage = fsStats.usage(volumePath);
-    long[] used = new long[2];
-    Files.walkFileTree(volumePath, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+    long[] used = {0, 1}; // the volume's root directory is one inode
+    try (OpenDirectory root = OpenDirectory.openTrusted(volumePath)) {
+      root.visit(entry -> {
+        used[0] += entry.kind() == EntryStatus.Kind.REGULAR_FILE ? entry.size() : 0;
         used[1]++;
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-        used[0] += attributes.isRegularFile() ? attributes.size() : 0;
-        used[1]++;
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException failure) {
-        // A file deleted or unreadable during the walk is left out, as du does.
-        return FileVisitResult.CONTINUE;
-      }
-    });
+      });
+    }
     return new VolumeStats.FileSystem(usage.totalBytes(), used[0], usage.availableBytes(), usage.totalInodes(),
         used[1], usage.freeInodes());
   }

@@ -3,10 +3,13 @@ package io.awscsi.efs.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awscsi.core.errors.DriverError;
+import io.awscsi.core.errors.DriverException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,18 +44,68 @@ class FileSystemTreeTest {
   void refusesAPathThroughASymbolicLink() throws IOException {
     Files.createSymbolicLink(root.resolve("base"), outside);
 
-    assertThatThrownBy(() -> FileSystemTree.existingDirectory(root, "/base/precious"))
-        .isInstanceOf(IOException.class).hasMessageContaining("symbolic link");
-    assertThatThrownBy(() -> FileSystemTree.createParents(root, "/base/pvc-1"))
-        .isInstanceOf(IOException.class).hasMessageContaining("symbolic link");
+    assertFailedPrecondition(() -> FileSystemTree.existingDirectory(root, "/base/precious"), "/base");
+    assertFailedPrecondition(() -> FileSystemTree.createParents(root, "/base/pvc-1"), "/base");
+    assertFailedPrecondition(() -> FileSystemTree.createDirectory(root, "/base/pvc-1", -1, -1, 0777), "/base");
+    assertFailedPrecondition(() -> FileSystemTree.removeTree(root, "/base/sub"), "/base");
+    assertThat(outside.resolve("pvc-1")).doesNotExist();
+    assertThat(outside.resolve("precious")).exists();
+  }
+
+  @Test
+  void aFileWhereADirectoryBelongsIsAFailedPrecondition() throws IOException {
+    Files.writeString(root.resolve("base"), "not a directory");
+
+    assertFailedPrecondition(() -> FileSystemTree.createDirectory(root, "/base/pvc-1", -1, -1, 0777), "/base");
+  }
+
+  @Test
+  void createsTheVolumeDirectoryWithItsOwnerAndExactModeThroughItsDescriptor() throws IOException {
+    assertThat(FileSystemTree.createDirectory(root, "/base/x/pvc-1", 1000, 1000, 02775)).isTrue();
+    assertThat(FileSystemTree.createDirectory(root, "/base/x/pvc-1", 1000, 1000, 02775)).isFalse();
+
+    assertThat(Files.getAttribute(root.resolve("base/x/pvc-1"), "unix:mode")).isEqualTo(042775);
+    assertThat(Files.getAttribute(root.resolve("base/x/pvc-1"), "unix:uid")).isEqualTo(1000);
+    assertThat(Files.getAttribute(root.resolve("base/x"), "unix:uid")).as("parents stay the controller's")
+        .isEqualTo(Files.getAttribute(root, "unix:uid"));
+  }
+
+  @Test
+  void aVolumeDirectoryThatIsALinkIsRefusedAndWhatItPointsAtKept() throws IOException {
+    Files.createDirectories(root.resolve("base"));
+    Files.createSymbolicLink(root.resolve("base/pvc-1"), outside);
+
+    assertFailedPrecondition(() -> FileSystemTree.removeTree(root, "/base/pvc-1"), "/base/pvc-1");
+    assertFailedPrecondition(() -> FileSystemTree.createDirectory(root, "/base/pvc-1", -1, -1, 0777),
+        "/base/pvc-1");
+    assertThat(outside.resolve("precious")).hasContent("keep me");
+    assertThat(Files.getAttribute(outside, "unix:mode")).isNotEqualTo(040777);
+  }
+
+  @Test
+  void removesBelowTheMountRootAndMissingIsSuccess() throws IOException {
+    Files.createDirectories(root.resolve("base/pvc-1/a/b"));
+    Files.createSymbolicLink(root.resolve("base/pvc-1/a/out"), outside);
+
+    assertThat(FileSystemTree.removeTree(root, "/base/pvc-1")).isTrue();
+    assertThat(FileSystemTree.removeTree(root, "/base/pvc-1")).isFalse();
+    assertThat(FileSystemTree.removeTree(root, "/nope/pvc-1")).isFalse();
+    assertThat(root.resolve("base")).isDirectory();
+    assertThat(outside.resolve("precious")).hasContent("keep me");
+  }
+
+  private static void assertFailedPrecondition(ThrowingCallable call, String path) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(DriverException.class, e -> {
+      assertThat(e.error()).isInstanceOf(DriverError.FailedPrecondition.class);
+      assertThat(e.getMessage()).contains(path);
+    });
   }
 
   @Test
   void refusesToRemoveAVolumeDirectoryThatIsALink() throws IOException {
     Files.createSymbolicLink(root.resolve("pvc-1"), outside);
 
-    assertThatThrownBy(() -> FileSystemTree.removeTree(root.resolve("pvc-1")))
-        .isInstanceOf(IOException.class).hasMessageContaining("symbolic link");
+    assertFailedPrecondition(() -> FileSystemTree.removeTree(root.resolve("pvc-1")), "pvc-1");
     assertThat(outside.resolve("precious")).exists();
   }
 
