@@ -12,7 +12,9 @@ import io.awscsi.core.provider.VolumeModifier;
 import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.ebs.cloud.CallDeadline;
 import io.awscsi.ebs.cloud.CloudException;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
+import io.awscsi.ebs.cloud.SdkEbsCloud;
+import io.awscsi.ebs.cloud.SdkEbsCloud;
 import io.awscsi.ebs.volume.EbsIds;
 import java.time.Duration;
 import java.util.Map;
@@ -31,14 +33,14 @@ public final class EbsControllerProvider implements ControllerProvider {
   private static final Logger LOG = LogManager.getLogger(EbsControllerProvider.class);
   private static final Duration ZONE_LOOKUP_TIMEOUT = Duration.ofSeconds(30);
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final EbsVolumeProvisioner provisioner;
   private final EbsVolumeAttacher attacher;
   private final EbsVolumeResizer resizer;
   private final EbsSnapshotManager snapshots;
   private final EbsVolumeLister lister;
 
-  private EbsControllerProvider(EbsControllerOptions options, Ec2Volumes ec2, AttachmentObserver observer) {
+  private EbsControllerProvider(EbsControllerOptions options, EbsCloud ec2, AttachmentObserver observer) {
     this.ec2 = ec2;
     ResourceTags tags = new ResourceTags(options.extraTags(), options.k8sTagClusterId(), options.warnOnInvalidTag());
     this.provisioner = new EbsVolumeProvisioner(ec2, options, tags, observer);
@@ -46,15 +48,6 @@ public final class EbsControllerProvider implements ControllerProvider {
     this.resizer = new EbsVolumeResizer(ec2, options, tags, observer);
     this.snapshots = new EbsSnapshotManager(ec2, options, tags, observer);
     this.lister = new EbsVolumeLister(ec2, options);
-    // The region's zones, wanted by the first CreateVolume anyway: fetched now, they also tell readiness early
-    // whether EC2 answers (readiness comes from the driver's own calls only).
-    Thread.ofVirtual().name("ebs-zones").start(() -> {
-      try {
-        ec2.availabilityZones(CallDeadline.after(ZONE_LOOKUP_TIMEOUT));
-      } catch (CloudException e) {
-        LOG.warn("EC2 DescribeAvailabilityZones at start failed: {}; CreateVolume will ask again", e.getMessage());
-      }
-    });
   }
 
   /**
@@ -66,8 +59,31 @@ public final class EbsControllerProvider implements ControllerProvider {
    */
   public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics,
       AttachmentObserver observer) {
-    Ec2Volumes ec2 = new Ec2Volumes(client, options.batching(), options.rateLimits(), options.retryPolicy(), metrics);
-    return new EbsControllerProvider(options, ec2, observer);
+    SdkEbsCloud ec2 = new SdkEbsCloud(client, options.batching(), options.rateLimits(), options.retryPolicy(),
+        metrics);
+    EbsControllerProvider provider = new EbsControllerProvider(options, ec2, observer);
+    warmUpZones(ec2);
+    return provider;
+  }
+
+  /** The provider on any {@link EbsCloud} (the handler tests' in-memory one); nothing is called at start. */
+  static EbsControllerProvider on(EbsCloud cloud, EbsControllerOptions options, AttachmentObserver observer) {
+    return new EbsControllerProvider(options, cloud, observer);
+  }
+
+  /**
+   * The region's zones, wanted by the first CreateVolume anyway: fetched at start, they also tell readiness early
+   * whether EC2 answers (readiness comes from the driver's own calls only). In the background: start does not wait
+   * for EC2.
+   */
+  private static void warmUpZones(EbsCloud ec2) {
+    Thread.ofVirtual().name("ebs-zones").start(() -> {
+      try {
+        ec2.availabilityZones(CallDeadline.after(ZONE_LOOKUP_TIMEOUT));
+      } catch (CloudException e) {
+        LOG.warn("EC2 DescribeAvailabilityZones at start failed: {}; CreateVolume will ask again", e.getMessage());
+      }
+    });
   }
 
   @Override

@@ -11,7 +11,7 @@ import io.awscsi.ebs.cloud.CallDeadline;
 import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.DiskSnapshot;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.ListChunk;
 import io.awscsi.ebs.cloud.Zone;
 import java.time.Instant;
@@ -32,13 +32,13 @@ final class EbsSnapshotManager implements SnapshotManager {
 
   private static final Logger LOG = LogManager.getLogger(EbsSnapshotManager.class);
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final ResourceTags tags;
   private final AttachmentObserver observer;
   private final KeyedLocks names = new KeyedLocks();
 
-  EbsSnapshotManager(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+  EbsSnapshotManager(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
     this.ec2 = ec2;
     this.options = options;
     this.tags = tags;

@@ -11,7 +11,7 @@ import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.Ec2Instance;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -38,7 +38,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   private static final int DEVICE_NAME_ATTEMPTS = 3;
   private static final Executor LOOKUPS = Executors.newVirtualThreadPerTaskExecutor();
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final AttachmentObserver observer;
   private final DeviceNameAllocator devices = new DeviceNameAllocator();
@@ -47,7 +47,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   /** Attachments sent to EC2 and not yet seen attached: volume id -> instance ids. */
   private final Map<String, Set<String>> inProgress = new ConcurrentHashMap<>();
 
-  EbsVolumeAttacher(Ec2Volumes ec2, EbsControllerOptions options, AttachmentObserver observer) {
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, AttachmentObserver observer) {
     this.ec2 = ec2;
     this.options = options;
     this.observer = observer;

@@ -11,7 +11,7 @@ import io.awscsi.ebs.cloud.CallDeadline;
 import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.ListChunk;
 import java.util.Map;
 
@@ -22,10 +22,10 @@ import java.util.Map;
  */
 final class EbsVolumeLister implements VolumeLister {
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final EbsControllerOptions options;
 
-  EbsVolumeLister(Ec2Volumes ec2, EbsControllerOptions options) {
+  EbsVolumeLister(EbsCloud ec2, EbsControllerOptions options) {
     this.ec2 = ec2;
     this.options = options;
   }

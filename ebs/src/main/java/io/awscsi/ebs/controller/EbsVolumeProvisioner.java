@@ -22,7 +22,7 @@ import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.DiskSnapshot;
 import io.awscsi.ebs.cloud.DiskSpec;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.Zone;
 import io.awscsi.ebs.volume.EbsFileSystems;
 import java.time.Duration;
@@ -56,7 +56,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   /** How long a just-created volume may be missing from DescribeVolumes (eventual consistency). */
   static final Duration VISIBILITY_GRACE = Duration.ofSeconds(10);
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final ResourceTags tags;
   private final AttachmentObserver observer;
@@ -66,7 +66,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   private final AdaptiveBackoff creationPolls = new AdaptiveBackoff(Duration.ofMillis(1250), Duration.ofMillis(250),
       Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
-  EbsVolumeProvisioner(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+  EbsVolumeProvisioner(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
     this.ec2 = ec2;
     this.options = options;
     this.tags = tags;

@@ -11,7 +11,7 @@ import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.DiskChange;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.VolumeModification;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,7 +33,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
 
   private static final Logger LOG = LogManager.getLogger(EbsVolumeResizer.class);
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final ResourceTags tags;
   private final AttachmentObserver observer;
@@ -41,7 +41,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
   private final AdaptiveBackoff modificationPolls = new AdaptiveBackoff(Duration.ofSeconds(1), Duration.ofMillis(250),
       Duration.ofSeconds(5), Duration.ofMillis(500), 1.2);
 
-  EbsVolumeResizer(Ec2Volumes ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+  EbsVolumeResizer(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
     this.ec2 = ec2;
     this.options = options;
     this.tags = tags;

@@ -2,7 +2,7 @@ package io.awscsi.ebs.controller;
 
 import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -42,7 +42,7 @@ final class ResourceTags {
 
   /** Why {@code key} may not be set by a user or {@code --extra-tags}, or null when it may. */
   static String reservedReason(String key) {
-    if (key.equals(Ec2Volumes.VOLUME_NAME_TAG) || key.equals(Ec2Volumes.SNAPSHOT_NAME_TAG)) {
+    if (key.equals(EbsCloud.VOLUME_NAME_TAG) || key.equals(EbsCloud.SNAPSHOT_NAME_TAG)) {
       return "tag key " + key + " is set by the driver";
     }
     if (key.startsWith("kubernetes.io")) {
@@ -107,14 +107,14 @@ final class ResourceTags {
       Map<String, String> driverTags) {
     Map<String, String> tags = common(name, userTags, createdFor);
     tags.putAll(driverTags);
-    tags.put(Ec2Volumes.VOLUME_NAME_TAG, name);
+    tags.put(EbsCloud.VOLUME_NAME_TAG, name);
     return withinLimits(tags);
   }
 
   /** All tags of a new snapshot named {@code name}. */
   Map<String, String> forSnapshot(String name, Map<String, String> userTags, Map<String, String> createdFor) {
     Map<String, String> tags = common(name, userTags, createdFor);
-    tags.put(Ec2Volumes.SNAPSHOT_NAME_TAG, name);
+    tags.put(EbsCloud.SNAPSHOT_NAME_TAG, name);
     return withinLimits(tags);
   }
 

@@ -5,7 +5,7 @@ import io.awscsi.ebs.cloud.Attachment;
 import io.awscsi.ebs.cloud.CallDeadline;
 import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
-import io.awscsi.ebs.cloud.Ec2Volumes;
+import io.awscsi.ebs.cloud.EbsCloud;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -25,14 +25,14 @@ final class VolumeAttachmentWaiter {
   /** How long an attachment may be missing from DescribeVolumes right after AttachVolume (eventual consistency). */
   static final Duration VISIBILITY_GRACE = Duration.ofSeconds(10);
 
-  private final Ec2Volumes ec2;
+  private final EbsCloud ec2;
   private final Duration stuckAttaching;
   private final AdaptiveBackoff attachPolls = new AdaptiveBackoff(Duration.ofMillis(1000), Duration.ofMillis(200),
       Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
   private final AdaptiveBackoff detachPolls = new AdaptiveBackoff(Duration.ofMillis(1000), Duration.ofMillis(200),
       Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
-  VolumeAttachmentWaiter(Ec2Volumes ec2, Duration stuckAttaching) {
+  VolumeAttachmentWaiter(EbsCloud ec2, Duration stuckAttaching) {
     this.ec2 = ec2;
     this.stuckAttaching = stuckAttaching;
   }

@@ -34,16 +34,11 @@ import software.amazon.awssdk.services.ec2.model.Volume;
 import software.amazon.awssdk.services.ec2.model.VolumeAttachment;
 
 /**
- * The driver's one door to EC2 for EBS: records in, records out, no SDK type crosses it. Lookups of volumes,
+ * The {@link EbsCloud} on EC2 through the SDK: records in, records out, no SDK type crosses it. Lookups of volumes,
  * instances, snapshots and modifications are batched across concurrent operations; every request goes through
  * {@link Ec2Calls} (per-action rate limit, retries, metrics) and is bounded by the caller's {@link CallDeadline}.
  */
-public final class Ec2Volumes {
-
-  /** The tag that names a volume after its CSI CreateVolume name (the PV name), as upstream. */
-  public static final String VOLUME_NAME_TAG = "CSIVolumeName";
-  /** The tag that names a snapshot after its CSI CreateSnapshot name, as upstream. */
-  public static final String SNAPSHOT_NAME_TAG = "CSIVolumeSnapshotName";
+public final class SdkEbsCloud implements EbsCloud {
 
   private static final int TAG_PAGE = 500;
 
@@ -61,7 +56,7 @@ public final class Ec2Volumes {
   private volatile CachedZones zones;
   private final Reachability reachability = new Reachability("EC2");
 
-  public Ec2Volumes(Ec2Client ec2, DescribeBatching batching, Ec2RateLimits limits, Ec2RetryPolicy retryPolicy,
+  public SdkEbsCloud(Ec2Client ec2, DescribeBatching batching, Ec2RateLimits limits, Ec2RetryPolicy retryPolicy,
       MetricsRegistry metrics) {
     this.ec2 = ec2;
     this.calls = new Ec2Calls(limits, retryPolicy, metrics, reachability);
@@ -86,6 +81,7 @@ public final class Ec2Volumes {
   // ---- volumes
 
   /** CreateVolume, or CopyVolumes when the spec names a source volume. The disk is usually still creating. */
+  @Override
   public Disk createDisk(DiskSpec spec, String clientToken, CallDeadline deadline) {
     List<TagSpecification> tags = List.of(tagSpecification(ResourceType.VOLUME, spec.tags()));
     if (spec.isCopy()) {
@@ -138,21 +134,24 @@ public final class Ec2Volumes {
     return new Disk(v.volumeId(), orZero(v.size()), v.availabilityZone(), v.availabilityZoneId(),
         v.volumeTypeAsString(), orZero(v.iops()), orZero(v.throughput()), Boolean.TRUE.equals(v.encrypted()),
         v.kmsKeyId(), Boolean.TRUE.equals(v.multiAttachEnabled()), v.snapshotId(), Disk.State.of(v.stateAsString()),
-        v.createTime(), v.hasAttachments() ? v.attachments().stream().map(Ec2Volumes::attachment).toList() : List.of(),
+        v.createTime(), v.hasAttachments() ? v.attachments().stream().map(SdkEbsCloud::attachment).toList() : List.of(),
         v.hasTags() ? tags(v.tags()) : spec.tags());
   }
 
   /** The volume by id (batched); empty when it does not exist. */
+  @Override
   public Optional<Disk> disk(String volumeId, CallDeadline deadline) {
     return volumesById.get(volumeId, deadline);
   }
 
   /** Volumes carrying {@code CSIVolumeName=name} (batched). */
+  @Override
   public List<Disk> disksNamed(String name, CallDeadline deadline) {
     return volumesByName.get(name, deadline).orElse(List.of());
   }
 
   /** One page of all volumes of the account and region, with EC2's paging token. */
+  @Override
   public ListChunk<Disk> listDisks(int maxResults, String ec2Token, CallDeadline deadline) {
     DescribeVolumesResponse response = calls.run(Ec2Action.DESCRIBE_VOLUMES, deadline, o -> ec2.describeVolumes(r -> {
       r.overrideConfiguration(o).maxResults(Math.clamp(maxResults, 5, 500));
@@ -160,9 +159,10 @@ public final class Ec2Volumes {
         r.nextToken(ec2Token);
       }
     }));
-    return new ListChunk<>(response.volumes().stream().map(Ec2Volumes::disk).toList(), response.nextToken());
+    return new ListChunk<>(response.volumes().stream().map(SdkEbsCloud::disk).toList(), response.nextToken());
   }
 
+  @Override
   public void deleteDisk(String volumeId, CallDeadline deadline) {
     calls.run(Ec2Action.DELETE_VOLUME, deadline, o -> ec2.deleteVolume(r -> r.overrideConfiguration(o)
         .volumeId(volumeId)));
@@ -170,6 +170,7 @@ public final class Ec2Volumes {
 
   // ---- attachments
 
+  @Override
   public Attachment attach(String volumeId, String instanceId, String device, CallDeadline deadline) {
     AttachVolumeResponse a = calls.run(Ec2Action.ATTACH_VOLUME, deadline, o -> ec2.attachVolume(r -> r
         .overrideConfiguration(o).volumeId(volumeId).instanceId(instanceId).device(device)));
@@ -178,6 +179,7 @@ public final class Ec2Volumes {
   }
 
   /** DetachVolume; the answer names the device the attachment used. */
+  @Override
   public Attachment detach(String volumeId, String instanceId, CallDeadline deadline) {
     DetachVolumeResponse a = calls.run(Ec2Action.DETACH_VOLUME, deadline, o -> ec2.detachVolume(r -> r
         .overrideConfiguration(o).volumeId(volumeId).instanceId(instanceId)));
@@ -186,12 +188,14 @@ public final class Ec2Volumes {
   }
 
   /** The instance by id (batched); empty when it does not exist. */
+  @Override
   public Optional<Ec2Instance> instance(String instanceId, CallDeadline deadline) {
     return instancesById.get(instanceId, deadline);
   }
 
   // ---- modifications and tags
 
+  @Override
   public VolumeModification modify(String volumeId, DiskChange change, CallDeadline deadline) {
     ModifyVolumeRequest.Builder request = ModifyVolumeRequest.builder().volumeId(volumeId);
     if (change.sizeGiB() > 0) {
@@ -211,15 +215,18 @@ public final class Ec2Volumes {
   }
 
   /** The latest modification of the volume (batched); empty when it was never modified. */
+  @Override
   public Optional<VolumeModification> latestModification(String volumeId, CallDeadline deadline) {
     return modificationsByVolume.get(volumeId, deadline);
   }
 
+  @Override
   public void createTags(String resourceId, Map<String, String> tags, CallDeadline deadline) {
     calls.run(Ec2Action.CREATE_TAGS, deadline, o -> ec2.createTags(r -> r.overrideConfiguration(o)
         .resources(resourceId).tags(toTags(tags))));
   }
 
+  @Override
   public void deleteTags(String resourceId, Set<String> keys, CallDeadline deadline) {
     calls.run(Ec2Action.DELETE_TAGS, deadline, o -> ec2.deleteTags(r -> r.overrideConfiguration(o)
         .resources(resourceId).tags(keys.stream().map(k -> Tag.builder().key(k).build()).toList())));
@@ -228,6 +235,7 @@ public final class Ec2Volumes {
   // ---- snapshots
 
   /** CreateSnapshot; {@code outpostArn} empty for a snapshot in the region. */
+  @Override
   public DiskSnapshot createSnapshot(String volumeId, String description, String outpostArn, Map<String, String> tags,
       CallDeadline deadline) {
     CreateSnapshotResponse s = calls.run(Ec2Action.CREATE_SNAPSHOT, deadline, o -> ec2.createSnapshot(r -> {
@@ -241,15 +249,18 @@ public final class Ec2Volumes {
         s.stateAsString()), s.startTime(), s.hasTags() ? tags(s.tags()) : tags);
   }
 
+  @Override
   public Optional<DiskSnapshot> snapshot(String snapshotId, CallDeadline deadline) {
     return snapshotsById.get(snapshotId, deadline);
   }
 
+  @Override
   public List<DiskSnapshot> snapshotsNamed(String name, CallDeadline deadline) {
     return snapshotsByName.get(name, deadline).orElse(List.of());
   }
 
   /** One page of this account's snapshots, all or of one source volume, with EC2's paging token. */
+  @Override
   public ListChunk<DiskSnapshot> listSnapshots(String sourceVolumeId, int maxResults, String ec2Token,
       CallDeadline deadline) {
     DescribeSnapshotsResponse response = calls.run(Ec2Action.DESCRIBE_SNAPSHOTS, deadline,
@@ -262,14 +273,16 @@ public final class Ec2Volumes {
             r.nextToken(ec2Token);
           }
         }));
-    return new ListChunk<>(response.snapshots().stream().map(Ec2Volumes::snapshot).toList(), response.nextToken());
+    return new ListChunk<>(response.snapshots().stream().map(SdkEbsCloud::snapshot).toList(), response.nextToken());
   }
 
+  @Override
   public void deleteSnapshot(String snapshotId, CallDeadline deadline) {
     calls.run(Ec2Action.DELETE_SNAPSHOT, deadline, o -> ec2.deleteSnapshot(r -> r.overrideConfiguration(o)
         .snapshotId(snapshotId)));
   }
 
+  @Override
   public void enableFastSnapshotRestores(String snapshotId, List<String> zones, CallDeadline deadline) {
     EnableFastSnapshotRestoresResponse response = calls.run(Ec2Action.ENABLE_FAST_SNAPSHOT_RESTORES, deadline,
         o -> ec2.enableFastSnapshotRestores(r -> r.overrideConfiguration(o).sourceSnapshotIds(snapshotId)
@@ -284,6 +297,7 @@ public final class Ec2Volumes {
     }
   }
 
+  @Override
   public void lockSnapshot(String snapshotId, SnapshotLock lock, CallDeadline deadline) {
     calls.run(Ec2Action.LOCK_SNAPSHOT, deadline, o -> ec2.lockSnapshot(r -> {
       r.overrideConfiguration(o).snapshotId(snapshotId).lockMode(lock.mode());
@@ -305,6 +319,7 @@ public final class Ec2Volumes {
    * The region's available zones, in EC2's order. Cached for {@link #ZONES_TTL} (zones of a region hardly change
    * under a running driver); every volume's zone is checked against them before anything is created.
    */
+  @Override
   public List<Zone> availabilityZones(CallDeadline deadline) {
     CachedZones known = zones;
     if (known == null || System.nanoTime() - known.fetchedAt() > ZONES_TTL.toNanos()) {
@@ -322,11 +337,13 @@ public final class Ec2Volumes {
   private record CachedZones(List<Zone> zones, long fetchedAt) {}
 
   /** Whether EC2 answered the driver's latest calls (readiness, without calls of its own). */
+  @Override
   public Reachability reachability() {
     return reachability;
   }
 
   /** Describe calls made by the batchers, by batcher (for the benchmark). */
+  @Override
   public Map<String, Long> batchedLookups() {
     return Map.of("DescribeVolumes", volumesById.fetchCalls() + volumesByName.fetchCalls(),
         "DescribeInstances", instancesById.fetchCalls(),
@@ -339,7 +356,7 @@ public final class Ec2Volumes {
   private Map<String, Disk> describeVolumesById(Set<String> ids, CallDeadline deadline) {
     DescribeVolumesResponse response = calls.run(Ec2Action.DESCRIBE_VOLUMES, deadline, o -> ec2.describeVolumes(r -> r
         .overrideConfiguration(o).volumeIds(ids)));
-    return response.volumes().stream().map(Ec2Volumes::disk)
+    return response.volumes().stream().map(SdkEbsCloud::disk)
         .collect(Collectors.toMap(Disk::volumeId, d -> d, (a, b) -> a));
   }
 
@@ -356,7 +373,7 @@ public final class Ec2Volumes {
               r.nextToken(page);
             }
           }));
-      response.volumes().stream().map(Ec2Volumes::disk).forEach(all::add);
+      response.volumes().stream().map(SdkEbsCloud::disk).forEach(all::add);
       token = response.nextToken() == null ? "" : response.nextToken();
     } while (!token.isEmpty());
     return all;
@@ -372,7 +389,7 @@ public final class Ec2Volumes {
 
   private Map<String, DiskSnapshot> describeSnapshotsById(Set<String> ids, CallDeadline deadline) {
     return calls.run(Ec2Action.DESCRIBE_SNAPSHOTS, deadline, o -> ec2.describeSnapshots(r -> r
-        .overrideConfiguration(o).snapshotIds(ids))).snapshots().stream().map(Ec2Volumes::snapshot)
+        .overrideConfiguration(o).snapshotIds(ids))).snapshots().stream().map(SdkEbsCloud::snapshot)
         .collect(Collectors.toMap(DiskSnapshot::snapshotId, s -> s, (a, b) -> a));
   }
 
@@ -389,7 +406,7 @@ public final class Ec2Volumes {
               r.nextToken(page);
             }
           }));
-      response.snapshots().stream().map(Ec2Volumes::snapshot).forEach(all::add);
+      response.snapshots().stream().map(SdkEbsCloud::snapshot).forEach(all::add);
       token = response.nextToken() == null ? "" : response.nextToken();
     } while (!token.isEmpty());
     return all;
@@ -398,8 +415,8 @@ public final class Ec2Volumes {
   private Map<String, VolumeModification> describeModifications(Set<String> volumeIds, CallDeadline deadline) {
     return calls.run(Ec2Action.DESCRIBE_VOLUMES_MODIFICATIONS, deadline, o -> ec2.describeVolumesModifications(r -> r
         .overrideConfiguration(o).volumeIds(volumeIds))).volumesModifications().stream()
-        .map(Ec2Volumes::modification)
-        .collect(Collectors.toMap(VolumeModification::volumeId, m -> m, Ec2Volumes::later));
+        .map(SdkEbsCloud::modification)
+        .collect(Collectors.toMap(VolumeModification::volumeId, m -> m, SdkEbsCloud::later));
   }
 
   private static VolumeModification later(VolumeModification a, VolumeModification b) {
@@ -423,7 +440,7 @@ public final class Ec2Volumes {
     return new Disk(v.volumeId(), orZero(v.size()), v.availabilityZone(), v.availabilityZoneId(),
         v.volumeTypeAsString(), orZero(v.iops()), orZero(v.throughput()), Boolean.TRUE.equals(v.encrypted()),
         v.kmsKeyId(), Boolean.TRUE.equals(v.multiAttachEnabled()), v.snapshotId(), Disk.State.of(v.stateAsString()),
-        v.createTime(), v.hasAttachments() ? v.attachments().stream().map(Ec2Volumes::attachment).toList() : List.of(),
+        v.createTime(), v.hasAttachments() ? v.attachments().stream().map(SdkEbsCloud::attachment).toList() : List.of(),
         v.hasTags() ? tags(v.tags()) : Map.of());
   }
 

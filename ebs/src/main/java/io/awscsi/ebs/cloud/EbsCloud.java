@@ -1,0 +1,91 @@
+package io.awscsi.ebs.cloud;
+
+import io.awscsi.core.provider.Reachability;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the EBS controller asks of EC2, in the driver's own records (no SDK type crosses it): volumes, attachments,
+ * instances, modifications, tags, snapshots and the region's zones. {@link SdkEbsCloud} is EC2 itself; the tests
+ * drive the controller's handlers through an in-memory one. Every call is bounded by the caller's
+ * {@link CallDeadline} and fails with a {@link CloudException} carrying a {@link CloudError}.
+ */
+public interface EbsCloud {
+
+  /** The tag that names a volume after its CSI CreateVolume name (the PV name), as upstream. */
+  String VOLUME_NAME_TAG = "CSIVolumeName";
+  /** The tag that names a snapshot after its CSI CreateSnapshot name, as upstream. */
+  String SNAPSHOT_NAME_TAG = "CSIVolumeSnapshotName";
+
+  // ---- volumes
+
+  /** CreateVolume, or CopyVolumes when the spec names a source volume. The disk is usually still creating. */
+  Disk createDisk(DiskSpec spec, String clientToken, CallDeadline deadline);
+
+  /** The volume by id; empty when it does not exist. */
+  Optional<Disk> disk(String volumeId, CallDeadline deadline);
+
+  /** Volumes carrying {@code CSIVolumeName=name} exactly. */
+  List<Disk> disksNamed(String name, CallDeadline deadline);
+
+  /** One page of all volumes of the account and region, with EC2's paging token. */
+  ListChunk<Disk> listDisks(int maxResults, String ec2Token, CallDeadline deadline);
+
+  void deleteDisk(String volumeId, CallDeadline deadline);
+
+  // ---- attachments
+
+  /** AttachVolume; the answer is usually still attaching. */
+  Attachment attach(String volumeId, String instanceId, String device, CallDeadline deadline);
+
+  /** DetachVolume; the answer names the device the attachment used. */
+  Attachment detach(String volumeId, String instanceId, CallDeadline deadline);
+
+  /** The instance by id; empty when it does not exist. */
+  Optional<Ec2Instance> instance(String instanceId, CallDeadline deadline);
+
+  // ---- modifications and tags
+
+  VolumeModification modify(String volumeId, DiskChange change, CallDeadline deadline);
+
+  /** The latest modification of the volume; empty when it was never modified. */
+  Optional<VolumeModification> latestModification(String volumeId, CallDeadline deadline);
+
+  void createTags(String resourceId, Map<String, String> tags, CallDeadline deadline);
+
+  void deleteTags(String resourceId, Set<String> keys, CallDeadline deadline);
+
+  // ---- snapshots
+
+  /** CreateSnapshot; {@code outpostArn} empty for a snapshot in the region. */
+  DiskSnapshot createSnapshot(String volumeId, String description, String outpostArn, Map<String, String> tags,
+      CallDeadline deadline);
+
+  Optional<DiskSnapshot> snapshot(String snapshotId, CallDeadline deadline);
+
+  /** Snapshots carrying {@code CSIVolumeSnapshotName=name} exactly. */
+  List<DiskSnapshot> snapshotsNamed(String name, CallDeadline deadline);
+
+  /** One page of this account's snapshots, all or of one source volume, with EC2's paging token. */
+  ListChunk<DiskSnapshot> listSnapshots(String sourceVolumeId, int maxResults, String ec2Token,
+      CallDeadline deadline);
+
+  void deleteSnapshot(String snapshotId, CallDeadline deadline);
+
+  void enableFastSnapshotRestores(String snapshotId, List<String> zones, CallDeadline deadline);
+
+  void lockSnapshot(String snapshotId, SnapshotLock lock, CallDeadline deadline);
+
+  // ---- region
+
+  /** The region's available zones, in EC2's order. */
+  List<Zone> availabilityZones(CallDeadline deadline);
+
+  /** Whether EC2 answered the driver's latest calls (readiness, without calls of its own). */
+  Reachability reachability();
+
+  /** Describe calls made by batched lookups so far, by EC2 action (for the benchmark); empty when not batched. */
+  Map<String, Long> batchedLookups();
+}
