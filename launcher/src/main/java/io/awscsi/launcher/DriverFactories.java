@@ -21,12 +21,12 @@ import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.DriverProvider;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
-import io.awscsi.ebs.controller.AttachmentObserver;
 import io.awscsi.ebs.controller.EbsControllerOptions;
 import io.awscsi.ebs.controller.EbsControllerProvider;
 import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.ebs.local.LoopMirroredController;
 import io.awscsi.ebs.node.EbsNodeProvider;
-import io.awscsi.ebs.node.NvmeDeviceLocator;
+import io.awscsi.ebs.node.VolumeDeviceLocator;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.cloud.SdkEfsCloud;
 import io.awscsi.efs.controller.EfsControllerOptions;
@@ -132,8 +132,10 @@ public final class DriverFactories {
           .withExtraTags(o.ebs().extraTags())
           .withK8sTagClusterId(o.ebs().k8sTagClusterId())
           .withModifyVolumeRequestHandlerTimeout(o.ebs().modifyVolumeRequestHandlerTimeout());
-      AttachmentObserver observer = loops == null ? AttachmentObserver.NONE : new LoopAttachmentObserver(loops);
-      controller = EbsControllerProvider.create(options, ec2, metrics, observer);
+      controller = EbsControllerProvider.create(options, ec2, metrics);
+      if (loops != null) {
+        controller = new LoopMirroredController(controller, loops);
+      }
     }
     NodeProvider node = null;
     DeferredNodeInfo info = null;
@@ -145,7 +147,7 @@ public final class DriverFactories {
         return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
             NodeTopology.segments(self, o.driver().csiName()));
       });
-      NvmeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
+      VolumeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT) : VolumeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),

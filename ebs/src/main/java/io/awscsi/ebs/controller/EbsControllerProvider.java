@@ -38,13 +38,13 @@ public final class EbsControllerProvider implements ControllerProvider {
   private final EbsSnapshotManager snapshots;
   private final EbsVolumeLister lister;
 
-  private EbsControllerProvider(EbsControllerOptions options, Ec2Volumes ec2, AttachmentObserver observer) {
+  private EbsControllerProvider(EbsControllerOptions options, Ec2Volumes ec2) {
     this.ec2 = ec2;
     ResourceTags tags = new ResourceTags(options.extraTags(), options.k8sTagClusterId(), options.warnOnInvalidTag());
-    this.provisioner = new EbsVolumeProvisioner(ec2, options, tags, observer);
-    this.attacher = new EbsVolumeAttacher(ec2, options, observer);
-    this.resizer = new EbsVolumeResizer(ec2, options, tags, observer);
-    this.snapshots = new EbsSnapshotManager(ec2, options, tags, observer);
+    this.provisioner = new EbsVolumeProvisioner(ec2, options, tags);
+    this.attacher = new EbsVolumeAttacher(ec2, options);
+    this.resizer = new EbsVolumeResizer(ec2, options, tags);
+    this.snapshots = new EbsSnapshotManager(ec2, options, tags);
     this.lister = new EbsVolumeLister(ec2, options);
     // The region's zones, wanted by the first CreateVolume anyway: fetched now, they also tell readiness early
     // whether EC2 answers (readiness comes from the driver's own calls only).
@@ -64,10 +64,9 @@ public final class EbsControllerProvider implements ControllerProvider {
    * {@code io.grpc.Context.current()} on the calling thread at the start of each operation, so the gRPC handler must
    * call the provider on the thread (or a {@code Context.wrap}ped task) that carries the call's context.
    */
-  public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics,
-      AttachmentObserver observer) {
+  public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics) {
     Ec2Volumes ec2 = new Ec2Volumes(client, options.batching(), options.rateLimits(), options.retryPolicy(), metrics);
-    return new EbsControllerProvider(options, ec2, observer);
+    return new EbsControllerProvider(options, ec2);
   }
 
   @Override
