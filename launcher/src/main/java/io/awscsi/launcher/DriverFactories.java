@@ -33,7 +33,9 @@ import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.controller.EfsControllerProvider;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
 import io.awscsi.efs.efsutils.EfsUtilsNode;
+import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
 import io.awscsi.launcher.DriverOptions.DeviceBackend;
@@ -147,7 +149,8 @@ public final class DriverFactories {
         return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
             NodeTopology.segments(self, o.driver().csiName()));
       });
-      VolumeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT) : VolumeDeviceLocator.forHost(DEVICE_WAIT);
+      VolumeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT)
+          : VolumeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
@@ -188,8 +191,12 @@ public final class DriverFactories {
           o.efs().volMetricsFsRateLimit(), o.efs().forceUnmountAfterTimeout(), o.efs().unmountTimeout(),
           o.efs().maxInflightMountCalls(), backend, o.efs().localRoot(),
           backend == EfsMountBackendKind.EFS_UTILS ? Optional.of(efsUtils(o, env)) : Optional.empty());
-      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
-          () -> SdkEfsCloud.create(efsClient.get(), metrics), metrics));
+      // Only the LOCAL backend reads access point roots (efs-utils leaves them to EFS); the cloud is built on its use.
+      EfsMountBackend mounts = backend.create(host.mounter(), o.efs().localRoot(),
+          () -> SdkEfsCloud.create(efsClient.get(), metrics)::describeAccessPoint,
+          options.efsUtils().map(u -> u.directories().stateDir()).orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY),
+          () -> { });
+      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(), mounts, metrics));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.empty(), afterStart("efs", o, env, resources));
