@@ -26,6 +26,7 @@ import io.awscsi.ebs.volume.EbsIds;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -37,9 +38,10 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>An attach, detach or resize the backend cannot mirror fails the call with UNAVAILABLE, so the CO retries it (the
  * wrapped controller's step is idempotent); other failures to mirror (delete, snapshot, restore) are logged, as the
- * call itself succeeded. Only ids of EBS shape reach the backend, whose file names derive from them. The size of an
- * attached volume is read back through the wrapped controller's GET_VOLUME, as the publish answer carries only the
- * device; a volume created by an earlier process is therefore attached at its size too.
+ * call itself succeeded. Only ids of EBS shape reach the backend, whose file names derive from them. The publish
+ * answer carries only the device, so the size an attach needs is the one this process saw the volume created or
+ * expanded to; a volume it has not seen (made by an earlier process) is asked for through the wrapped controller's
+ * GET_VOLUME. A run's AWS calls are therefore those of the controller alone unless a volume outlived its process.
  */
 public final class LoopMirroredController implements ControllerProvider {
 
@@ -47,6 +49,8 @@ public final class LoopMirroredController implements ControllerProvider {
 
   private final ControllerProvider controller;
   private final LoopDeviceBackend loops;
+  /** Volume id to size in bytes, as created or expanded through this controller. */
+  private final Map<String, Long> sizes = new ConcurrentHashMap<>();
 
   public LoopMirroredController(ControllerProvider controller, LoopDeviceBackend loops) {
     this.controller = controller;
@@ -60,6 +64,7 @@ public final class LoopMirroredController implements ControllerProvider {
       @Override
       public Volume createVolume(VolumeRequest request) {
         Volume created = provisioner.createVolume(request);
+        sizes.put(created.volumeId(), created.capacityBytes());
         switch (request.source()) {
           case VolumeSource.FromSnapshot s -> createdFrom(created.volumeId(), s.snapshotId());
           case VolumeSource.FromVolume v -> createdFrom(created.volumeId(), v.volumeId());
@@ -71,6 +76,7 @@ public final class LoopMirroredController implements ControllerProvider {
       @Override
       public void deleteVolume(String volumeId, Map<String, String> secrets) {
         provisioner.deleteVolume(volumeId, secrets);
+        sizes.remove(volumeId);
         mirror("delete", volumeId, () -> loops.deleted(volumeId));
       }
 
@@ -123,6 +129,7 @@ public final class LoopMirroredController implements ControllerProvider {
 
   private ExpandResult expanded(VolumeExpander expander, ExpandRequest request) {
     ExpandResult result = expander.expand(request);
+    sizes.put(request.volumeId(), result.capacityBytes());
     mirrorOrFail("resize", request.volumeId(), () -> loops.resized(request.volumeId(), result.capacityBytes()));
     return result;
   }
@@ -181,9 +188,15 @@ public final class LoopMirroredController implements ControllerProvider {
   }
 
   private long sizeOf(String volumeId) {
+    Long known = sizes.get(volumeId);
+    if (known != null) {
+      return known;
+    }
     VolumeLister lister = controller.lister().orElseThrow(() -> new IllegalStateException(
         "the loop-device backend needs GET_VOLUME to learn the size of " + volumeId));
-    return lister.getVolume(volumeId).volume().capacityBytes();
+    long size = lister.getVolume(volumeId).volume().capacityBytes();
+    sizes.put(volumeId, size);
+    return size;
   }
 
   private void createdFrom(String volumeId, String sourceId) {

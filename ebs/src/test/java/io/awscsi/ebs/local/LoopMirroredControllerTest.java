@@ -97,15 +97,28 @@ class LoopMirroredControllerTest {
   }
 
   @Test
-  void anAttachIsMirroredAtTheSizeGetVolumeTellsAndTheAnswerIsTheControllers() throws IOException {
+  void anUnseenVolumeIsAttachedAtTheSizeGetVolumeTellsAndTheAnswerIsTheControllers() throws IOException {
     cloud.sizes.put(VOL, 2 * MIB);
     assertThat(publish(VOL)).isEqualTo(Map.of("devicePath", "/dev/xvdaa"));
     assertThat(Files.size(file(VOL))).isEqualTo(2 * MIB);
+    assertThat(cloud.getVolumeCalls).as("a volume made by an earlier process").isEqualTo(1);
     assertThat(Files.readSymbolicLink(link(VOL))).isEqualTo(Path.of("/dev/loop7"));
 
     controller.attacher().orElseThrow().unpublish(VOL, "i-1", Map.of());
     assertThat(link(VOL)).doesNotExist();
     assertThat(file(VOL)).as("the data outlives the detach").exists();
+  }
+
+  @Test
+  void aVolumeCreatedOrExpandedHereIsAttachedAtTheSizeSeenWithoutAskingAgain() throws IOException {
+    cloud.nextVolume = CLONE;
+    create("pvc-new", new VolumeSource.Empty());
+    controller.expander().orElseThrow().expand(new ExpandRequest(CLONE, new CapacityRange(4 * MIB, 0), MOUNT,
+        Map.of()));
+    cloud.sizes.put(CLONE, 9 * MIB); // what GET_VOLUME would say: not asked
+    publish(CLONE);
+    assertThat(Files.size(file(CLONE))).isEqualTo(4 * MIB);
+    assertThat(cloud.getVolumeCalls).isZero();
   }
 
   @Test
@@ -179,6 +192,7 @@ class LoopMirroredControllerTest {
   /** A controller answering from maps: volumes with sizes, every call failing when told to. */
   private static final class FakeController implements ControllerProvider {
     final Map<String, Long> sizes = new HashMap<>();
+    int getVolumeCalls;
     boolean failing;
     String nextVolume = VOL;
 
@@ -200,6 +214,7 @@ class LoopMirroredControllerTest {
 
       @Override
       public PublishedVolume getVolume(String volumeId) {
+        getVolumeCalls++;
         return new PublishedVolume(volume(volumeId), List.of());
       }
     };
