@@ -21,19 +21,21 @@ import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.DriverProvider;
 import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodeProvider;
-import io.awscsi.ebs.controller.AttachmentObserver;
 import io.awscsi.ebs.controller.EbsControllerOptions;
 import io.awscsi.ebs.controller.EbsControllerProvider;
 import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.ebs.local.LoopMirroredController;
 import io.awscsi.ebs.node.EbsNodeProvider;
-import io.awscsi.ebs.node.NvmeDeviceLocator;
+import io.awscsi.ebs.node.VolumeDeviceLocator;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.cloud.SdkEfsCloud;
 import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.controller.EfsControllerProvider;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
 import io.awscsi.efs.efsutils.EfsUtilsNode;
+import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountBackendKind;
+import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
 import io.awscsi.launcher.DriverOptions.DeviceBackend;
@@ -132,8 +134,10 @@ public final class DriverFactories {
           .withExtraTags(o.ebs().extraTags())
           .withK8sTagClusterId(o.ebs().k8sTagClusterId())
           .withModifyVolumeRequestHandlerTimeout(o.ebs().modifyVolumeRequestHandlerTimeout());
-      AttachmentObserver observer = loops == null ? AttachmentObserver.NONE : new LoopAttachmentObserver(loops);
-      controller = EbsControllerProvider.create(options, ec2, metrics, observer);
+      controller = EbsControllerProvider.create(options, ec2, metrics);
+      if (loops != null) {
+        controller = new LoopMirroredController(controller, loops);
+      }
     }
     NodeProvider node = null;
     DeferredNodeInfo info = null;
@@ -145,7 +149,8 @@ public final class DriverFactories {
         return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
             NodeTopology.segments(self, o.driver().csiName()));
       });
-      NvmeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT) : NvmeDeviceLocator.forHost(DEVICE_WAIT);
+      VolumeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT)
+          : VolumeDeviceLocator.forHost(DEVICE_WAIT);
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
@@ -186,8 +191,12 @@ public final class DriverFactories {
           o.efs().volMetricsFsRateLimit(), o.efs().forceUnmountAfterTimeout(), o.efs().unmountTimeout(),
           o.efs().maxInflightMountCalls(), backend, o.efs().localRoot(),
           backend == EfsMountBackendKind.EFS_UTILS ? Optional.of(efsUtils(o, env)) : Optional.empty());
-      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(),
-          () -> SdkEfsCloud.create(efsClient.get(), metrics), metrics));
+      // Only the LOCAL backend reads access point roots (efs-utils leaves them to EFS); the cloud is built on its use.
+      EfsMountBackend mounts = backend.create(host.mounter(), o.efs().localRoot(),
+          () -> SdkEfsCloud.create(efsClient.get(), metrics)::describeAccessPoint,
+          options.efsUtils().map(u -> u.directories().stateDir()).orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY),
+          () -> { });
+      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(), mounts, metrics));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.empty(), afterStart("efs", o, env, resources));

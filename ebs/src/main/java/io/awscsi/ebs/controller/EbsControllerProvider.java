@@ -40,13 +40,13 @@ public final class EbsControllerProvider implements ControllerProvider {
   private final EbsSnapshotManager snapshots;
   private final EbsVolumeLister lister;
 
-  private EbsControllerProvider(EbsControllerOptions options, EbsCloud ec2, AttachmentObserver observer) {
+  private EbsControllerProvider(EbsControllerOptions options, EbsCloud ec2) {
     this.ec2 = ec2;
     ResourceTags tags = new ResourceTags(options.extraTags(), options.k8sTagClusterId(), options.warnOnInvalidTag());
-    this.provisioner = new EbsVolumeProvisioner(ec2, options, tags, observer);
-    this.attacher = new EbsVolumeAttacher(ec2, options, observer);
-    this.resizer = new EbsVolumeResizer(ec2, options, tags, observer);
-    this.snapshots = new EbsSnapshotManager(ec2, options, tags, observer);
+    this.provisioner = new EbsVolumeProvisioner(ec2, options, tags);
+    this.attacher = new EbsVolumeAttacher(ec2, options);
+    this.resizer = new EbsVolumeResizer(ec2, options, tags);
+    this.snapshots = new EbsSnapshotManager(ec2, options, tags);
     this.lister = new EbsVolumeLister(ec2, options);
   }
 
@@ -57,18 +57,17 @@ public final class EbsControllerProvider implements ControllerProvider {
    * {@code io.grpc.Context.current()} on the calling thread at the start of each operation, so the gRPC handler must
    * call the provider on the thread (or a {@code Context.wrap}ped task) that carries the call's context.
    */
-  public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics,
-      AttachmentObserver observer) {
+  public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics) {
     SdkEbsCloud ec2 = new SdkEbsCloud(client, options.batching(), options.rateLimits(), options.retryPolicy(),
         metrics);
-    EbsControllerProvider provider = new EbsControllerProvider(options, ec2, observer);
+    EbsControllerProvider provider = new EbsControllerProvider(options, ec2);
     warmUpZones(ec2);
     return provider;
   }
 
   /** The provider on any {@link EbsCloud} (the handler tests' in-memory one); nothing is called at start. */
-  static EbsControllerProvider on(EbsCloud cloud, EbsControllerOptions options, AttachmentObserver observer) {
-    return new EbsControllerProvider(options, cloud, observer);
+  static EbsControllerProvider on(EbsCloud cloud, EbsControllerOptions options) {
+    return new EbsControllerProvider(options, cloud);
   }
 
   /**

@@ -35,14 +35,12 @@ final class EbsSnapshotManager implements SnapshotManager {
   private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final ResourceTags tags;
-  private final AttachmentObserver observer;
   private final KeyedLocks names = new KeyedLocks();
 
-  EbsSnapshotManager(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+  EbsSnapshotManager(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags) {
     this.ec2 = ec2;
     this.options = options;
     this.tags = tags;
-    this.observer = observer;
   }
 
   @Override
@@ -89,7 +87,6 @@ final class EbsSnapshotManager implements SnapshotManager {
         throw e;
       }
       LOG.info("CreateSnapshot: {} created as {} from {}", name, created.snapshotId(), volumeId);
-      observer.snapshotCreated(created.snapshotId(), volumeId);
       if (!parameters.fastRestoreZones().isEmpty()) {
         afterCreation(created, "enable fast snapshot restore in " + parameters.fastRestoreZones(), deadline,
             () -> ec2.enableFastSnapshotRestores(created.snapshotId(), parameters.fastRestoreZones(), deadline));
@@ -127,7 +124,6 @@ final class EbsSnapshotManager implements SnapshotManager {
     CallDeadline deadline = CallDeadlines.current(options.defaultCallTimeout());
     try {
       ec2.deleteSnapshot(snapshotId, deadline);
-      observer.snapshotDeleted(snapshotId);
       LOG.info("DeleteSnapshot: deleted {}", snapshotId);
     } catch (CloudException e) {
       if (e.error() instanceof CloudError.NotFound) {

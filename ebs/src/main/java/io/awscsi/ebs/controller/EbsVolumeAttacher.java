@@ -40,21 +40,19 @@ final class EbsVolumeAttacher implements VolumeAttacher {
 
   private final EbsCloud ec2;
   private final EbsControllerOptions options;
-  private final AttachmentObserver observer;
   private final DeviceNameAllocator devices = new DeviceNameAllocator();
   private final VolumeAttachmentWaiter waiter;
   private final KeyedLocks volumes = new KeyedLocks();
   /** Attachments sent to EC2 and not yet seen attached: volume id -> instance ids. */
   private final Map<String, Set<String>> inProgress = new ConcurrentHashMap<>();
 
-  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, AttachmentObserver observer) {
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options) {
     this.ec2 = ec2;
     this.options = options;
-    this.observer = observer;
     this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout());
   }
 
-  private record Started(String device, Instant since, boolean reserved, long sizeBytes) {}
+  private record Started(String device, Instant since, boolean reserved) {}
 
   @Override
   public Map<String, String> publish(PublishRequest request) {
@@ -75,7 +73,6 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     try {
       Attachment attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
       LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
-      observer.attached(volumeId, nodeId, started.sizeBytes(), attached.device());
       return Map.of(VolumeContextKeys.DEVICE_PATH, attached.device());
     } catch (DriverException e) {
       if (started.reserved()) {
@@ -104,7 +101,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       if (a.state() == Attachment.State.ATTACHED || a.state() == Attachment.State.ATTACHING) {
         Instant since = a.attachedAt() != null ? a.attachedAt() : Instant.now();
         devices.attached(nodeId, a.device());
-        return new Started(a.device(), since, false, disk.sizeBytes());
+        return new Started(a.device(), since, false);
       }
       throw DriverException.unavailable("volume " + volumeId + " is " + a.state().name().toLowerCase() + " from "
           + nodeId + "; ControllerPublishVolume will be retried when the detach has finished");
@@ -132,7 +129,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         Instant since = Instant.now();
         devices.attached(nodeId, device);
         inProgress.computeIfAbsent(volumeId, v -> ConcurrentHashMap.newKeySet()).add(nodeId);
-        return new Started(device, since, true, disk.sizeBytes());
+        return new Started(device, since, true);
       } catch (CloudException e) {
         switch (e.error()) {
           case CloudError.DeviceNameInUse d when mayRetry -> {
@@ -236,7 +233,6 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         switch (e.error()) {
           case CloudError.NotFound nf -> {
             LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId, nf.message());
-            observer.detached(volumeId, nodeId);
             return;
           }
           case CloudError.VolumeInUse state -> {
@@ -244,7 +240,6 @@ final class EbsVolumeAttacher implements VolumeAttacher {
             if (attachment.isEmpty()) {
               LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId,
                   state.message());
-              observer.detached(volumeId, nodeId);
               return;
             }
             if (attachment.get().state() != Attachment.State.DETACHING) {
@@ -263,7 +258,6 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         devices.detached(nodeId, device);
       }
       LOG.info("ControllerUnpublishVolume: {} detached from {}", volumeId, nodeId);
-      observer.detached(volumeId, nodeId);
     } catch (CloudException e) {
       throw Ec2Failures.toDriver(e, "ControllerUnpublishVolume " + volumeId + " from " + nodeId);
     }

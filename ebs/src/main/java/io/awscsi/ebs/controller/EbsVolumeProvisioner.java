@@ -59,18 +59,16 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final ResourceTags tags;
-  private final AttachmentObserver observer;
   private final KeyedLocks names = new KeyedLocks();
   private final ClientTokens tokens = new ClientTokens(System::nanoTime);
   private final VolumeLifecycle lifecycle = new VolumeLifecycle(true);
   private final AdaptiveBackoff creationPolls = new AdaptiveBackoff(Duration.ofMillis(1250), Duration.ofMillis(250),
       Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
-  EbsVolumeProvisioner(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+  EbsVolumeProvisioner(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags) {
     this.ec2 = ec2;
     this.options = options;
     this.tags = tags;
-    this.observer = observer;
   }
 
   @Override
@@ -93,11 +91,6 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       DiskSpec spec = spec(request, parameters, multiAttach, deadline);
       Disk disk = createFresh(request, spec, deadline);
       Disk ready = awaitAvailable(disk, request.name(), deadline);
-      switch (request.source()) {
-        case VolumeSource.FromSnapshot s -> observer.createdFrom(ready.volumeId(), s.snapshotId());
-        case VolumeSource.FromVolume v -> observer.createdFrom(ready.volumeId(), v.volumeId());
-        case VolumeSource.Empty e -> { }
-      }
       LOG.info("CreateVolume: volume {} ready for {} ({} GiB {} in {})", ready.volumeId(), request.name(),
           ready.sizeGiB(), ready.volumeType(), ready.zone());
       return new Volume(ready.volumeId(), ready.sizeBytes(), parameters.volumeContext(),
@@ -363,7 +356,6 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
         default -> throw Ec2Failures.toDriver(e, "DeleteVolume " + volumeId);
       }
     }
-    observer.deleted(volumeId);
   }
 
   /**

@@ -36,16 +36,14 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
   private final EbsCloud ec2;
   private final EbsControllerOptions options;
   private final ResourceTags tags;
-  private final AttachmentObserver observer;
   private final ModifyVolumeCoalescer coalescer;
   private final AdaptiveBackoff modificationPolls = new AdaptiveBackoff(Duration.ofSeconds(1), Duration.ofMillis(250),
       Duration.ofSeconds(5), Duration.ofMillis(500), 1.2);
 
-  EbsVolumeResizer(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags, AttachmentObserver observer) {
+  EbsVolumeResizer(EbsCloud ec2, EbsControllerOptions options, ResourceTags tags) {
     this.ec2 = ec2;
     this.options = options;
     this.tags = tags;
-    this.observer = observer;
     this.coalescer = new ModifyVolumeCoalescer(options.modifyVolumeRequestHandlerTimeout(), this::apply);
   }
 
@@ -178,9 +176,6 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
       }
       LOG.info("ModifyVolume {}: {}", volumeId, target);
       int size = awaitUsable(volumeId, deadline, since);
-      if (target.sizeGiB() > 0) {
-        observer.resized(volumeId, size * VolumeSizes.GIB);
-      }
       return size;
     } catch (CloudException e) {
       throw Ec2Failures.toDriver(e, "modifying volume " + volumeId);

@@ -1,7 +1,7 @@
 package io.awscsi.ebs.local;
 
 import io.awscsi.core.host.LoopDevices;
-import io.awscsi.ebs.node.NvmeDeviceLocator;
+import io.awscsi.ebs.node.VolumeDeviceLocator;
 import io.awscsi.ebs.volume.EbsIds;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -22,7 +22,7 @@ import org.apache.logging.log4j.Logger;
  * volume is a loop device over a sparse file of the volume's size, so the node code stages, formats, mounts and grows
  * real block devices. The controller side reports attachment events; the node side finds the devices through a
  * by-id directory shaped like udev's ({@code <state>/by-id/nvme-Amazon_Elastic_Block_Store_vol0123...} to
- * {@code /dev/loopN}) and checks them by their backing file, with the same {@link NvmeDeviceLocator} as on EC2.
+ * {@code /dev/loopN}) and checks them by their backing file, with the same {@link VolumeDeviceLocator} as on EC2.
  *
  * <p>A backing file is the volume's content: it survives detach, re-attach and any restart of the process, and is
  * removed only by {@link #deleted}. A serving driver's backend is {@link Retention#PERSISTENT}: like an EC2
@@ -90,10 +90,10 @@ public final class LoopDeviceBackend implements AutoCloseable {
    * is that volume's file in this state directory (the same device and inode, whatever name the kernel shows); a loop
    * device of anyone else has no identity and is never used.
    */
-  public NvmeDeviceLocator locator(Duration wait) {
+  public VolumeDeviceLocator locator(Duration wait) {
     var sysBlock = Path.of("/sys/block");
     var dev = Path.of("/dev");
-    return new NvmeDeviceLocator(byIdDirectory, sysBlock, dev,
+    return new VolumeDeviceLocator(byIdDirectory, sysBlock, dev,
         new LoopBackingFileReader(sysBlock, volumesDirectory, name -> loops.backingFileOf(dev.resolve(name))),
         name -> false, wait, Duration.ofMillis(50));
   }
@@ -298,7 +298,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
   }
 
   private Path byIdLink(String volumeId) {
-    return byIdDirectory.resolve(NvmeDeviceLocator.byIdName(volumeId));
+    return byIdDirectory.resolve(VolumeDeviceLocator.byIdName(volumeId));
   }
 
   private static void growTo(Path file, long sizeBytes) {

@@ -40,7 +40,7 @@ public final class EbsNodeProvider implements NodeProvider {
    *
    * @param legacyXfs make xfs file systems that kernels up to 5.4 can mount ({@code --legacy-xfs})
    */
-  public static EbsNodeProvider create(Supplier<NodeInfo> nodeInfo, NvmeDeviceLocator locator, HostTools host,
+  public static EbsNodeProvider create(Supplier<NodeInfo> nodeInfo, VolumeDeviceLocator locator, HostTools host,
       boolean legacyXfs) {
     return new EbsNodeProvider(nodeInfo,
         new EbsVolumeStager(locator, host, legacyXfs),

@@ -27,7 +27,7 @@ public final class EbsNodeVolumeExpander implements NodeVolumeExpander {
    * @param growthWait how long to wait for the device to reach the requested size (NVMe reports a resize a moment
    *     after EC2 finishes it)
    */
-  public EbsNodeVolumeExpander(NvmeDeviceLocator locator, HostTools host, Duration growthWait,
+  public EbsNodeVolumeExpander(VolumeDeviceLocator locator, HostTools host, Duration growthWait,
       Duration pollInterval) {
     this.host = host;
     this.published = new PublishedVolumes(host.mounter(), locator);

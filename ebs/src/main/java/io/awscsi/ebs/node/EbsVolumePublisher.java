@@ -34,11 +34,11 @@ public final class EbsVolumePublisher implements VolumePublisher {
 
   private static final Logger LOG = LogManager.getLogger(EbsVolumePublisher.class);
 
-  private final NvmeDeviceLocator locator;
+  private final VolumeDeviceLocator locator;
   private final HostTools host;
   private final PublishedVolumes published;
 
-  public EbsVolumePublisher(NvmeDeviceLocator locator, HostTools host) {
+  public EbsVolumePublisher(VolumeDeviceLocator locator, HostTools host) {
     this.locator = locator;
     this.host = host;
     this.published = new PublishedVolumes(host.mounter(), locator);

@@ -30,7 +30,7 @@ public final class EbsVolumeStager implements VolumeStager {
   private static final Logger LOG = LogManager.getLogger(EbsVolumeStager.class);
   private static final Set<String> EXT_TYPES = Set.of("ext2", "ext3", "ext4");
 
-  private final NvmeDeviceLocator locator;
+  private final VolumeDeviceLocator locator;
   private final HostTools host;
   private final PublishedVolumes published;
   private final boolean legacyXfs;
@@ -38,7 +38,7 @@ public final class EbsVolumeStager implements VolumeStager {
   /**
    * @param legacyXfs make xfs file systems that kernels up to 5.4 can mount ({@code --legacy-xfs})
    */
-  public EbsVolumeStager(NvmeDeviceLocator locator, HostTools host, boolean legacyXfs) {
+  public EbsVolumeStager(VolumeDeviceLocator locator, HostTools host, boolean legacyXfs) {
     this.locator = locator;
     this.host = host;
     this.published = new PublishedVolumes(host.mounter(), locator);

@@ -11,7 +11,7 @@ public final class EbsVolumeStatsReader implements VolumeStatsReader {
   private final HostTools host;
   private final PublishedVolumes published;
 
-  public EbsVolumeStatsReader(NvmeDeviceLocator locator, HostTools host) {
+  public EbsVolumeStatsReader(VolumeDeviceLocator locator, HostTools host) {
     this.host = host;
     this.published = new PublishedVolumes(host.mounter(), locator);
   }

@@ -32,9 +32,9 @@ final class PublishedVolumes {
   }
 
   private final Mounter mounter;
-  private final NvmeDeviceLocator locator;
+  private final VolumeDeviceLocator locator;
 
-  PublishedVolumes(Mounter mounter, NvmeDeviceLocator locator) {
+  PublishedVolumes(Mounter mounter, VolumeDeviceLocator locator) {
     this.mounter = mounter;
     this.locator = locator;
   }

@@ -51,7 +51,7 @@ class Ec2BehaviourIntegrationTest {
   void fresh() {
     env.reset();
     metrics = new MetricsRegistry();
-    provider = env.provider(Ec2Environment.testOptions(), metrics, AttachmentObserver.NONE);
+    provider = env.provider(Ec2Environment.testOptions(), metrics);
   }
 
   @Test
@@ -109,7 +109,7 @@ class Ec2BehaviourIntegrationTest {
   void readinessFollowsTheDriversOwnCallsWithoutCallsOfItsOwn() throws Exception {
     // A short deadline: a failing EC2 is retried until the call's deadline.
     EbsControllerProvider fresh = env.provider(Ec2Environment.testOptions()
-        .withDefaultCallTimeout(java.time.Duration.ofSeconds(3)), new MetricsRegistry(), AttachmentObserver.NONE);
+        .withDefaultCallTimeout(java.time.Duration.ofSeconds(3)), new MetricsRegistry());
     Volume volume = fresh.provisioner().createVolume(volume("pvc-ready", 1, Map.of()));
     assertThat(fresh.readiness()).isInstanceOf(Readiness.Ready.class);
     // An error answer is an answer: EC2 is there.
@@ -141,7 +141,7 @@ class Ec2BehaviourIntegrationTest {
   @Test
   void refusedCredentialsMakeTheControllerNotReady() {
     EbsControllerProvider fresh = env.provider(Ec2Environment.testOptions()
-        .withDefaultCallTimeout(java.time.Duration.ofSeconds(3)), new MetricsRegistry(), AttachmentObserver.NONE);
+        .withDefaultCallTimeout(java.time.Duration.ofSeconds(3)), new MetricsRegistry());
     try (var fault = env.proxy.injectFault(Fault.ec2("DescribeVolumes", AwsError.of(403,
         "UnauthorizedOperation", "You are not authorized to perform this operation.")))) {
       Requests.assertError(() -> fresh.lister().orElseThrow().getVolume("vol-0123456789abcdef0"),

@@ -59,8 +59,8 @@ final class Ec2Environment implements AutoCloseable {
         .withModifyVolumeRequestHandlerTimeout(Duration.ofMillis(500));
   }
 
-  EbsControllerProvider provider(EbsControllerOptions options, MetricsRegistry metrics, AttachmentObserver observer) {
-    return EbsControllerProvider.create(options, ec2, metrics, observer);
+  EbsControllerProvider provider(EbsControllerOptions options, MetricsRegistry metrics) {
+    return EbsControllerProvider.create(options, ec2, metrics);
   }
 
   /** A running instance (a node) in {@code zone}. */

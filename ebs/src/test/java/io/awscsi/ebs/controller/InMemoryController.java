@@ -23,7 +23,7 @@ final class InMemoryController {
   }
 
   InMemoryController(EbsControllerOptions options) {
-    provider = EbsControllerProvider.on(cloud, options, AttachmentObserver.NONE);
+    provider = EbsControllerProvider.on(cloud, options);
   }
 
   /** Short waits: a unit test never waits for EC2, only for the handlers' own polls. */

@@ -46,7 +46,7 @@ class SnapshotIntegrationTest {
   void fresh() {
     env.reset();
     provider = env.provider(Ec2Environment.testOptions().withExtraTags(Map.of("env", "test")),
-        new MetricsRegistry(), AttachmentObserver.NONE);
+        new MetricsRegistry());
     snapshots = provider.snapshots().orElseThrow();
   }
 

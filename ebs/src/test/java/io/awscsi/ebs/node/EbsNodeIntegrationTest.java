@@ -351,7 +351,7 @@ class EbsNodeIntegrationTest {
     var missingVolume = newVolumeId();
     node.attach(attachedVolume, SIZE);
     var device = node.backend().device(attachedVolume).orElseThrow();
-    var staleLink = node.root().resolve("state/by-id").resolve(NvmeDeviceLocator.byIdName(missingVolume));
+    var staleLink = node.root().resolve("state/by-id").resolve(VolumeDeviceLocator.byIdName(missingVolume));
     Files.createSymbolicLink(staleLink, device);
 
     assertError(() -> node.stage(missingVolume, Map.of("devicePath", staleLink.toString()), fileSystem("ext4"),

@@ -62,7 +62,7 @@ class EbsVolumeStagerTest {
     var stats = new FsStats(runner, root.resolve("no-sysfs"));
     var host = new HostTools(runner, new LinuxMounter(runner, mountInfo, Duration.ofSeconds(5)),
         new Formatter(runner), new FsResizer(runner, stats), stats, new LoopDevices(runner), new DeviceAccess(runner));
-    var locator = new NvmeDeviceLocator(dev.resolve("disk/by-id"), sysBlock, dev, new NvmeSerialReader(sysBlock),
+    var locator = new VolumeDeviceLocator(dev.resolve("disk/by-id"), sysBlock, dev, new NvmeSerialReader(sysBlock),
         Duration.ZERO, Duration.ofMillis(10));
     stager = new EbsVolumeStager(locator, host, false);
   }

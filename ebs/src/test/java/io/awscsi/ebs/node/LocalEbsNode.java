@@ -30,7 +30,7 @@ public final class LocalEbsNode implements AutoCloseable {
   private final ScratchDisks scratch = new ScratchDisks();
   private final LoopDeviceBackend backend;
   private final HostTools host;
-  private final NvmeDeviceLocator locator;
+  private final VolumeDeviceLocator locator;
   private final EbsNodeProvider provider;
 
   public LocalEbsNode(boolean legacyXfs) {
@@ -60,7 +60,7 @@ public final class LocalEbsNode implements AutoCloseable {
     return host;
   }
 
-  public NvmeDeviceLocator locator() {
+  public VolumeDeviceLocator locator() {
     return locator;
   }
 
@@ -94,7 +94,7 @@ public final class LocalEbsNode implements AutoCloseable {
   /** Attaches the volume (as the controller's attachment would) and returns the publish context it yields. */
   public Map<String, String> attach(String volumeId, long sizeBytes) {
     var link = backend.attached(volumeId, sizeBytes);
-    return Map.of(NvmeDeviceLocator.DEVICE_PATH_KEY, link.toString());
+    return Map.of(VolumeDeviceLocator.DEVICE_PATH_KEY, link.toString());
   }
 
   public void stage(String volumeId, Map<String, String> publishContext, VolumeCapability capability,

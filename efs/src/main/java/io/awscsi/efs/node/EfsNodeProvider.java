@@ -10,11 +10,9 @@ import io.awscsi.core.provider.NodeProvider;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.core.provider.VolumeStatsReader;
-import io.awscsi.efs.cloud.EfsCloud;
 import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackend;
 import io.awscsi.efs.mount.EfsMountBackendKind;
-import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
 import io.awscsi.efs.mount.MountMatch;
 import io.awscsi.efs.volume.EfsIds;
@@ -22,7 +20,6 @@ import io.awscsi.efs.volume.VolumeHandle;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The EFS node: publish/unpublish (no staging, no expansion) and, when opted in, volume stats. NodeGetInfo answers
@@ -45,21 +42,6 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
     this.stats = stats;
     this.backend = backend;
     this.efsUtils = efsUtils;
-  }
-
-  /**
-   * Builds the node.
-   *
-   * @param nodeInfo instance id and {@code topology.kubernetes.io/zone} from instance metadata
-   * @param localBackendCloud the EFS API for the LOCAL backend, which reads access point roots that efs-utils would
-   *     leave to EFS ({@code SdkEfsCloud.create}); never called with EFS_UTILS
-   */
-  public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
-      CommandRunner runner, Supplier<EfsCloud> localBackendCloud, MetricsRegistry metrics) {
-    EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> localBackendCloud.get()::describeAccessPoint, options.efsUtils().map(o -> o.directories().stateDir())
-            .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), () -> { });
-    return create(options, nodeInfo, mounter, runner, backend, metrics);
   }
 
   /** Builds the node over a prepared mount backend. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Device discovery against a fake /dev, /dev/disk/by-id and /sys/block tree. */
-class NvmeDeviceLocatorTest {
+class VolumeDeviceLocatorTest {
 
   private static final String VOLUME_A = "vol-0aaaaaaaaaaaaaaaa";
   private static final String VOLUME_B = "vol-0bbbbbbbbbbbbbbbb";
@@ -33,8 +33,8 @@ class NvmeDeviceLocatorTest {
     Files.createDirectories(sysBlock.resolve("vda")); // a disk without serial, as on any VM
   }
 
-  private NvmeDeviceLocator locator(Duration wait) {
-    return new NvmeDeviceLocator(byId, sysBlock, dev, new NvmeSerialReader(sysBlock), wait, Duration.ofMillis(20));
+  private VolumeDeviceLocator locator(Duration wait) {
+    return new VolumeDeviceLocator(byId, sysBlock, dev, new NvmeSerialReader(sysBlock), wait, Duration.ofMillis(20));
   }
 
   /** An NVMe namespace with this serial, padded with spaces as the controller reports it. */

@@ -32,12 +32,13 @@ import org.apache.logging.log4j.Logger;
  * {@code devicePath} outside {@code /dev} is refused outright. Attachment completes before the device shows up, so
  * the search is repeated for a bounded time and then fails retryably, naming every path searched.
  *
- * <p>The roots and the identity reader are parameters: the same code finds loop devices of the local backend and
- * devices in a fake tree in tests.
+ * <p>Named for what it does rather than for NVMe: the roots and the identity reader are parameters, so the same
+ * search finds Xen disks, NVMe namespaces, a stand-in backend's devices (whose identity is not a serial) and devices
+ * in a fake tree in tests.
  */
-public final class NvmeDeviceLocator {
+public final class VolumeDeviceLocator {
 
-  private static final Logger LOG = LogManager.getLogger(NvmeDeviceLocator.class);
+  private static final Logger LOG = LogManager.getLogger(VolumeDeviceLocator.class);
   /** Prefix of the by-id links that udev's EBS rule creates. */
   public static final String BY_ID_PREFIX = "nvme-Amazon_Elastic_Block_Store_";
   /** Publish-context key set by ControllerPublishVolume. */
@@ -56,7 +57,7 @@ public final class NvmeDeviceLocator {
   private final Duration pollInterval;
 
   /** On EC2: devices without an identity are accepted only when they are Xen disks ({@link #XEN_DISK}). */
-  public NvmeDeviceLocator(Path byIdDirectory, Path sysBlock, Path devDirectory, DeviceIdentityReader identities,
+  public VolumeDeviceLocator(Path byIdDirectory, Path sysBlock, Path devDirectory, DeviceIdentityReader identities,
       Duration wait, Duration pollInterval) {
     this(byIdDirectory, sysBlock, devDirectory, identities, XEN_DISK, wait, pollInterval);
   }
@@ -65,7 +66,7 @@ public final class NvmeDeviceLocator {
    * @param sysBlock {@code /sys/block}; {@code /sys/dev/block} (devices by number) is its sibling {@code ../dev/block}
    * @param acceptedWithoutIdentity kernel names of devices that cannot have an identity and are used without one
    */
-  public NvmeDeviceLocator(Path byIdDirectory, Path sysBlock, Path devDirectory, DeviceIdentityReader identities,
+  public VolumeDeviceLocator(Path byIdDirectory, Path sysBlock, Path devDirectory, DeviceIdentityReader identities,
       Predicate<String> acceptedWithoutIdentity, Duration wait, Duration pollInterval) {
     this.byIdDirectory = byIdDirectory;
     this.sysBlock = sysBlock;
@@ -83,9 +84,9 @@ public final class NvmeDeviceLocator {
   }
 
   /** The real host: {@code /dev/disk/by-id}, {@code /sys/block}, {@code /dev}, NVMe serials from sysfs. */
-  public static NvmeDeviceLocator forHost(Duration wait) {
+  public static VolumeDeviceLocator forHost(Duration wait) {
     var sysBlock = Path.of("/sys/block");
-    return new NvmeDeviceLocator(Path.of("/dev/disk/by-id"), sysBlock, Path.of("/dev"),
+    return new VolumeDeviceLocator(Path.of("/dev/disk/by-id"), sysBlock, Path.of("/dev"),
         new NvmeSerialReader(sysBlock), wait, Duration.ofMillis(100));
   }
 
