@@ -80,7 +80,8 @@ public record EfsVolumeParameters(
   private static final org.apache.logging.log4j.Logger LOG =
       org.apache.logging.log4j.LogManager.getLogger(EfsVolumeParameters.class);
   private static final Pattern OCTAL_MODE = Pattern.compile("[0-7]{3,4}");
-  private static final Pattern DECIMAL = Pattern.compile("\\d{1,10}");
+  /** Upstream parses ids with strconv.ParseInt(v, 10, 64), which takes a leading "+" too. */
+  private static final Pattern DECIMAL = Pattern.compile("\\+?\\d{1,10}");
 
   /**
    * Parses the parameters of a CreateVolume request.
