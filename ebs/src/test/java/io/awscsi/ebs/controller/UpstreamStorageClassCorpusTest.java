@@ -25,7 +25,8 @@ import org.junit.jupiter.api.TestFactory;
 class UpstreamStorageClassCorpusTest {
 
   record Row(String name, Map<String, String> parameters, Map<String, String> mutable,
-      List<VolumeCapability> capabilities, List<String> expectations) {}
+      List<VolumeCapability> capabilities, List<String> expectations, Map<String, String> snapshot,
+      boolean isSnapshot) {}
 
   static List<Row> rows() throws IOException {
     String text;
@@ -39,22 +40,32 @@ class UpstreamStorageClassCorpusTest {
     Map<String, String> mutable = null;
     List<VolumeCapability> caps = null;
     List<String> expects = null;
+    Map<String, String> snap = null;
+    boolean isSnap = false;
     for (String line : (text + "\ncase end").split("\n")) {
       if (line.isBlank() || line.startsWith("#")) {
         continue;
       }
-      String word = line.substring(0, line.indexOf(' '));
-      String rest = line.substring(line.indexOf(' ') + 1);
+      String word = line.contains(" ") ? line.substring(0, line.indexOf(' ')) : line;
+      String rest = line.substring(word.length()).isEmpty() ? "" : line.substring(word.length() + 1);
       switch (word) {
         case "case" -> {
           if (name != null) {
-            rows.add(new Row(name, params, mutable, caps, expects));
+            rows.add(new Row(name, params, mutable, caps, expects, snap, isSnap));
           }
           name = rest;
           params = new LinkedHashMap<>();
           mutable = new LinkedHashMap<>();
           caps = List.of(VolumeCapability.mount(AccessMode.SINGLE_NODE_WRITER, "ext4"));
           expects = new ArrayList<>();
+          snap = new LinkedHashMap<>();
+          isSnap = false;
+        }
+        case "snap" -> {
+          isSnap = true;
+          if (!rest.isEmpty()) {
+            snap.put(rest.substring(0, rest.indexOf('=')), rest.substring(rest.indexOf('=') + 1));
+          }
         }
         case "param" -> params.put(rest.substring(0, rest.indexOf('=')), rest.substring(rest.indexOf('=') + 1));
         case "mutable" -> mutable.put(rest.substring(0, rest.indexOf('=')), rest.substring(rest.indexOf('=') + 1));
@@ -86,6 +97,10 @@ class UpstreamStorageClassCorpusTest {
 
   private static void check(Row row) {
     assertThat(row.expectations()).as(row.name()).isNotEmpty();
+    if (row.isSnapshot()) {
+      checkSnapshot(row);
+      return;
+    }
     if (row.expectations().getFirst().startsWith("error ")) {
       String field = row.expectations().getFirst().substring("error ".length());
       assertThatThrownBy(() -> VolumeParameters.parse(row.parameters(), row.mutable(), row.capabilities()))
@@ -101,6 +116,20 @@ class UpstreamStorageClassCorpusTest {
       String want = expect.substring(expect.indexOf('=') + 1);
       assertThat(value(p, field)).as(row.name() + ": " + field).isEqualTo(want);
     }
+  }
+
+  private static void checkSnapshot(Row row) {
+    String expect = row.expectations().getFirst();
+    if (expect.equals("ok")) {
+      assertThat(SnapshotParameters.parse(row.snapshot())).as(row.name()).isNotNull();
+      return;
+    }
+    String field = expect.substring("error ".length());
+    assertThatThrownBy(() -> SnapshotParameters.parse(row.snapshot())).as(row.name())
+        .isInstanceOfSatisfying(DriverException.class, e -> {
+          assertThat(e.error()).isInstanceOf(DriverError.InvalidArgument.class);
+          assertThat(((DriverError.InvalidArgument) e.error()).field()).as(row.name()).isEqualTo(field);
+        });
   }
 
   private static String value(VolumeParameters p, String field) {
