@@ -35,7 +35,7 @@ class VolumeParametersTest {
 
   @Test
   void keysMatchCaseInsensitively() {
-    VolumeParameters p = VolumeParameters.parse(Map.of("TYPE", "io2", "IOPS", "5000", "Encrypted", "TRUE",
+    VolumeParameters p = VolumeParameters.parse(Map.of("TYPE", "io2", "IOPS", "5000", "Encrypted", "true",
         "KmsKeyId", "arn:aws:kms:us-east-1:1:key/k"), Map.of(), MOUNT);
     assertThat(p.type()).isEqualTo(VolumeType.IO2);
     assertThat(p.iopsFor(100)).isEqualTo(5000);
