@@ -82,8 +82,9 @@ class ControllerHostileRequestsTest {
             .putParameters("type", "gp9").build()), Status.Code.INVALID_ARGUMENT),
         new Hostile("CreateVolume iops 2^31", c -> c.createVolume(createVolume("pvc-h3")
             .putParameters("iops", "2147483648").build()), Status.Code.INVALID_ARGUMENT),
-        new Hostile("CreateVolume throughput -1", c -> c.createVolume(createVolume("pvc-h4")
-            .putParameters("throughput", "-1").build()), Status.Code.INVALID_ARGUMENT),
+        // Upstream parses numbers with strconv.ParseInt(v, 10, 32): "-1" parses (and is ignored), "1e3" does not.
+        new Hostile("CreateVolume throughput 1e3", c -> c.createVolume(createVolume("pvc-h4")
+            .putParameters("throughput", "1e3").build()), Status.Code.INVALID_ARGUMENT),
         new Hostile("CreateVolume MULTI_NODE_READER_ONLY", c -> c.createVolume(CreateVolumeRequest.newBuilder()
             .setName("pvc-h5").addVolumeCapabilities(reader).build()), Status.Code.INVALID_ARGUMENT),
         new Hostile("CreateVolume 1025-character name", c -> c.createVolume(createVolume("p".repeat(1025))
@@ -94,8 +95,9 @@ class ControllerHostileRequestsTest {
             .setCapacityRange(gib).putAllParameters(manyParameters()).build()), Status.Code.INVALID_ARGUMENT),
         new Hostile("CreateVolume unknown mutable parameter", c -> c.createVolume(createVolume("pvc-h7")
             .putMutableParams("color", "red").build()), Status.Code.INVALID_ARGUMENT),
-        new Hostile("CreateVolume kmsKeyId empty", c -> c.createVolume(createVolume("pvc-h8")
-            .putParameters("kmsKeyId", "").build()), Status.Code.INVALID_ARGUMENT),
+        // Upstream matches the tagSpecification prefix case-sensitively (an empty kmsKeyId is "not set" there).
+        new Hostile("CreateVolume TagSpecification_1", c -> c.createVolume(createVolume("pvc-h8")
+            .putParameters("TagSpecification_1", "a=b").build()), Status.Code.INVALID_ARGUMENT),
         new Hostile("ControllerPublishVolume MULTI_NODE_READER_ONLY", c -> c.controllerPublishVolume(
             ControllerPublishVolumeRequest.newBuilder().setVolumeId("vol-0123456789abcdef0").setNodeId(FX.nodeId())
                 .setVolumeCapability(reader).build()), Status.Code.INVALID_ARGUMENT),

@@ -86,7 +86,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
         case "iopspergb" -> iopsPerGiB = VolumeParameters.positive(key, e.getValue());
         case "throughput" -> throughput = VolumeParameters.positive(key, e.getValue());
         case "allowautoiopsincreaseonmodify" -> {
-          if (VolumeParameters.bool(key, e.getValue())) {
+          if (VolumeParameters.isTrue(key, e.getValue())) {
             add.put(ResourceTags.AUTO_IOPS_ON_MODIFY_TAG, "true");
           } else {
             remove.add(ResourceTags.AUTO_IOPS_ON_MODIFY_TAG);

@@ -74,7 +74,13 @@ record SnapshotParameters(List<String> fastRestoreZones, SnapshotLock lock, Stri
             throw DriverException.invalidArgument(key, "must be 1 to 72 hours; got " + coolOffHours);
           }
         }
-        case "outpostarn" -> outpostArn = value.trim();
+        case "outpostarn" -> {
+          // Upstream: arn.IsARN(value) (prefix "arn:" and at least 5 colons), else InvalidArgument.
+          if (!value.startsWith("arn:") || value.chars().filter(c -> c == ':').count() < 5) {
+            throw DriverException.invalidArgument(key, "Invalid parameter value " + value + " is not a valid arn");
+          }
+          outpostArn = value;
+        }
         case "csi.storage.k8s.io/volumesnapshot/name" -> {
           fields.put("VolumeSnapshotName", value);
           createdFor.put("kubernetes.io/created-for/volumesnapshot/name", value);
@@ -88,7 +94,8 @@ record SnapshotParameters(List<String> fastRestoreZones, SnapshotLock lock, Stri
           createdFor.put("kubernetes.io/created-for/volumesnapshotcontent/name", value);
         }
         default -> {
-          if (!key.toLowerCase(Locale.ROOT).startsWith(ResourceTags.TAG_SPECIFICATION_PREFIX)) {
+          // Upstream: strings.HasPrefix(key, "tagSpecification") on the key as written (case-sensitive).
+          if (!key.startsWith(VolumeParameters.TAG_PREFIX)) {
             throw DriverException.invalidArgument(key, "unknown VolumeSnapshotClass parameter \"" + key + "\"");
           }
           specs.put(key, value);

@@ -66,32 +66,40 @@ public record VolumeParameters(
     Map<String, String> fields = new HashMap<>(Map.of("PVCName", "", "PVCNamespace", "", "PVName", ""));
     Map<String, String> createdFor = new LinkedHashMap<>();
 
+    // Upstream: pkg/driver/controller.go CreateVolume, the switch on strings.ToLower(key). Booleans are isTrue (only
+    // "true"), numbers strconv.ParseInt(value, 10, 32) and a value <= 0 leaves the setting off (cloud.CreateDisk only
+    // uses values > 0). Coercions upstream does silently are done here too, with one WARN line each.
     for (Map.Entry<String, String> e : parameters.entrySet()) {
       String key = e.getKey();
       String value = e.getValue();
       switch (key.toLowerCase(Locale.ROOT)) {
-        case "type" -> type = VolumeType.parse(key, value);
-        case "iops" -> iops = positive(key, value);
-        case "iopspergb" -> iopsPerGiB = positive(key, value);
-        case "allowautoiopspergbincrease" -> autoIncrease = bool(key, value);
-        case "allowautoiopsincreaseonmodify" -> autoOnModify = bool(key, value);
-        case "throughput" -> throughput = positive(key, value);
-        case "encrypted" -> encrypted = bool(key, value);
-        case "kmskeyid" -> kmsKeyId = nonEmpty(key, value);
+        case "type" -> type = volumeType(key, value);
+        case "iops" -> iops = int32(key, value);
+        case "iopspergb" -> iopsPerGiB = int32(key, value);
+        case "allowautoiopspergbincrease" -> autoIncrease = isTrue(key, value);
+        case "allowautoiopsincreaseonmodify" -> autoOnModify = isTrue(key, value);
+        case "throughput" -> throughput = int32(key, value);
+        case "encrypted" -> encrypted = isTrue(key, value);
+        case "kmskeyid" -> kmsKeyId = value;
         case VolumeContextKeys.FS_TYPE -> fsType = fsType(key, value);
-        case "fstype" -> LOG.warn("StorageClass parameter \"fstype\" is deprecated and ignored; use "
-            + "csi.storage.k8s.io/fstype");
+        case "fstype" -> LOG.warn("StorageClass parameter \"{}\" is deprecated and ignored (as upstream); use "
+            + "csi.storage.k8s.io/fstype", key);
         case VolumeContextKeys.BLOCK_SIZE, VolumeContextKeys.INODE_SIZE, VolumeContextKeys.BYTES_PER_INODE,
-            VolumeContextKeys.NUMBER_OF_INODES, VolumeContextKeys.EXT4_CLUSTER_SIZE ->
+            VolumeContextKeys.NUMBER_OF_INODES, VolumeContextKeys.EXT4_CLUSTER_SIZE -> {
+          // Upstream: util.StringIsAlphanumeric, "" accepted and means "not set".
+          if (!value.isEmpty()) {
             format.put(key.toLowerCase(Locale.ROOT), Integer.toString(positive(key, value)));
+          }
+        }
         case VolumeContextKeys.EXT4_BIG_ALLOC, VolumeContextKeys.EXT4_ENCRYPTION_SUPPORT -> {
-          if (bool(key, value)) {
+          if (isTrue(key, value)) {
             format.put(key.toLowerCase(Locale.ROOT), "true");
           }
         }
-        case "volumeinitializationrate" -> initRate = positive(key, value);
-        case "blockattachuntilinitialized" -> blockUntilInitialized = bool(key, value);
-        case "blockexpress" -> LOG.warn("StorageClass parameter \"blockExpress\" is deprecated and does nothing");
+        case "volumeinitializationrate" -> initRate = int32(key, value);
+        case "blockattachuntilinitialized" -> blockUntilInitialized = isTrue(key, value);
+        case "blockexpress" -> LOG.warn("StorageClass parameter \"{}\" is deprecated and does nothing (as upstream)",
+            key);
         case PVC_NAME -> {
           fields.put("PVCName", value);
           createdFor.put("kubernetes.io/created-for/pvc/name", value);
@@ -105,7 +113,8 @@ public record VolumeParameters(
           createdFor.put("kubernetes.io/created-for/pv/name", value);
         }
         default -> {
-          if (!key.toLowerCase(Locale.ROOT).startsWith(ResourceTags.TAG_SPECIFICATION_PREFIX)) {
+          // Upstream: strings.HasPrefix(key, TagKeyPrefix) on the key as written, so the prefix is case-sensitive.
+          if (!key.startsWith(TAG_PREFIX)) {
             throw DriverException.invalidArgument(key, "unknown StorageClass parameter \"" + key
                 + "\" for ebs.csi.aws.com; see the driver's parameters documentation");
           }
@@ -113,21 +122,33 @@ public record VolumeParameters(
         }
       }
     }
-    // VolumeAttributesClass values win over the StorageClass (upstream's precedence).
+    // VolumeAttributesClass values win over the StorageClass (upstream's precedence). Upstream matches these keys
+    // exactly (switch key, no ToLower); volumeType is the deprecated spelling, ignored when type is also given.
     for (Map.Entry<String, String> e : mutableParameters.entrySet()) {
       String key = e.getKey();
-      switch (key.toLowerCase(Locale.ROOT)) {
-        case "type", "volumetype" -> type = VolumeType.parse(key, e.getValue());
-        case "iops" -> iops = positive(key, e.getValue());
-        case "throughput" -> throughput = positive(key, e.getValue());
+      switch (key) {
+        case "type" -> type = volumeType(key, e.getValue());
+        case "volumeType" -> {
+          if (mutableParameters.containsKey("type")) {
+            LOG.warn("mutable parameter \"volumeType\" ignored because \"type\" is also set (as upstream)");
+          } else {
+            type = volumeType(key, e.getValue());
+          }
+        }
+        case "iops" -> iops = int32(key, e.getValue());
+        case "throughput" -> throughput = int32(key, e.getValue());
         default -> {
-          if (!key.toLowerCase(Locale.ROOT).startsWith(ResourceTags.TAG_SPECIFICATION_PREFIX)) {
+          if (!key.startsWith(TAG_PREFIX)) {
             throw DriverException.invalidArgument(key, "unknown mutable parameter \"" + key
                 + "\" at CreateVolume; allowed: type, iops, throughput, tagSpecification_N");
           }
           tagSpecs.put(key, e.getValue());
         }
       }
+    }
+    // Upstream: ext4ClusterSize without ext4BigAlloc is InvalidArgument.
+    if (format.containsKey(VolumeContextKeys.EXT4_CLUSTER_SIZE) && !format.containsKey(VolumeContextKeys.EXT4_BIG_ALLOC)) {
+      throw DriverException.invalidArgument("ext4ClusterSize", "cannot be set when ext4BigAlloc is not \"true\"");
     }
     if (iops > 0 && iopsPerGiB > 0) {
       throw DriverException.invalidArgument("iopsPerGB", "iops and iopsPerGB cannot both be set; choose one");
@@ -230,11 +251,62 @@ public record VolumeParameters(
     };
   }
 
-  private static String nonEmpty(String key, String value) {
-    if (value.isBlank()) {
-      throw DriverException.invalidArgument(key, "must not be empty");
+  /** Upstream's tag parameter prefix, matched case-sensitively (constants.go TagKeyPrefix). */
+  static final String TAG_PREFIX = "tagSpecification";
+  private static final java.util.regex.Pattern GO_INT = java.util.regex.Pattern.compile("[+-]?[0-9]+");
+
+  /**
+   * Upstream's isTrue: only the exact string "true" is true; every other value is false, never an error. A value that
+   * looks like it meant true ("True", "yes", "1") is coerced to false as upstream does, and said so in a WARN line.
+   */
+  static boolean isTrue(String key, String value) {
+    if (value.equals("true")) {
+      return true;
     }
-    return value.trim();
+    if (!value.equals("false")) {
+      LOG.warn("StorageClass parameter \"{}\": value \"{}\" is not \"true\", so it is false (upstream's isTrue "
+          + "accepts only \"true\")", key, value);
+    }
+    return false;
+  }
+
+  /**
+   * Upstream's strconv.ParseInt(value, 10, 32): an optional sign and decimal digits within int32, nothing else (no
+   * spaces); otherwise InvalidArgument. A value <= 0 parses but upstream's CreateDisk ignores it, so it is 0 ("not
+   * set") here; a negative one gets a WARN line.
+   */
+  static int int32(String key, String value) {
+    long n;
+    try {
+      if (!GO_INT.matcher(value).matches()) {
+        throw new NumberFormatException();
+      }
+      n = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      n = Long.MAX_VALUE;
+    }
+    if (n > Integer.MAX_VALUE || n < Integer.MIN_VALUE) {
+      throw DriverException.invalidArgument(key, "could not parse \"" + value + "\" as a 32-bit integer");
+    }
+    if (n < 0) {
+      LOG.warn("StorageClass parameter \"{}\": negative value {} is ignored (as upstream)", key, n);
+      return 0;
+    }
+    return (int) n;
+  }
+
+  /** Upstream passes type to EC2 as written; "" means gp3, anything EC2 does not know fails there (here: now). */
+  static VolumeType volumeType(String key, String value) {
+    if (value.isEmpty()) {
+      return VolumeType.GP3;
+    }
+    for (VolumeType t : VolumeType.values()) {
+      if (t.ec2Name().equals(value)) {
+        return t;
+      }
+    }
+    throw DriverException.invalidArgument(key, "unknown EBS volume type \"" + value + "\" (EC2 names are "
+        + "lower case: gp3, gp2, io1, io2, sc1, st1, standard)");
   }
 
   private static String fsType(String key, String value) {

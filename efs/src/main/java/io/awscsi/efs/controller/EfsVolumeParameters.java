@@ -5,7 +5,6 @@ import io.awscsi.efs.volume.EfsIds;
 import io.awscsi.efs.volume.EfsPaths;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,7 +14,7 @@ import java.util.stream.Stream;
 
 /**
  * The StorageClass parameters of an EFS volume, parsed and checked. Keys are matched exactly as upstream does; an
- * unknown key or an invalid value is InvalidArgument naming it, so a typo is reported instead of ignored.
+ * unknown key is ignored with a WARN line (upstream ignores it), an invalid value is InvalidArgument naming it.
  *
  * @param directoryPerms octal mode of the volume's directory; "" when not set
  * @param uid fixed owner, or {@link #UNSET}
@@ -78,8 +77,11 @@ public record EfsVolumeParameters(
       FileSystemIdRefs.SECRET_REF, DIRECTORY_PERMS, UID, GID, GID_RANGE_START, GID_RANGE_END, BASE_PATH,
       SUB_PATH_PATTERN, ENSURE_UNIQUE_DIRECTORY, REUSE_ACCESS_POINT, AZ, ENFORCE_ZONE_AFFINITY, ENABLE_TAGGING,
       PVC_NAME, PVC_NAMESPACE, PV_NAME);
+  private static final org.apache.logging.log4j.Logger LOG =
+      org.apache.logging.log4j.LogManager.getLogger(EfsVolumeParameters.class);
   private static final Pattern OCTAL_MODE = Pattern.compile("[0-7]{3,4}");
-  private static final Pattern DECIMAL = Pattern.compile("\\d{1,10}");
+  /** Upstream parses ids with strconv.ParseInt(v, 10, 64), which takes a leading "+" too. */
+  private static final Pattern DECIMAL = Pattern.compile("\\+?\\d{1,10}");
 
   /**
    * Parses the parameters of a CreateVolume request.
@@ -96,9 +98,12 @@ public record EfsVolumeParameters(
    */
   static EfsVolumeParameters parse(Map<String, String> parameters, Map<String, String> clusterTags,
       FileSystemIdRefs.Reader refs) {
-    for (String key : parameters.keySet()) {
+    // Upstream (pkg/driver/controller.go CreateVolume) reads the keys it knows and ignores every other one, so a class
+    // with an extra or misspelt key provisions there; it provisions here too, with one WARN line naming the key.
+    for (String key : new TreeSet<>(parameters.keySet())) {
       if (!KNOWN.contains(key)) {
-        throw invalid("unknown parameter \"" + key + "\"; supported: " + String.join(", ", new TreeSet<>(KNOWN)));
+        LOG.warn("StorageClass parameter \"{}\" is not an efs.csi.aws.com parameter and is ignored (as upstream); "
+            + "supported: {}", key, String.join(", ", new TreeSet<>(KNOWN)));
       }
     }
     ProvisioningMode mode = mode(parameters.get(PROVISIONING_MODE));
@@ -310,16 +315,36 @@ public record EfsVolumeParameters(
     return new GidRange(start, end);
   }
 
+  /**
+   * Upstream's strconv.ParseBool: exactly 1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False; anything else
+   * (including spaces) is InvalidArgument for reuseAccessPoint, enforceZoneAffinity and enableTagging.
+   */
+  static Boolean goParseBool(String value) {
+    return switch (value) {
+      case "1", "t", "T", "TRUE", "true", "True" -> Boolean.TRUE;
+      case "0", "f", "F", "FALSE", "false", "False" -> Boolean.FALSE;
+      default -> null;
+    };
+  }
+
   private static boolean bool(Map<String, String> parameters, String key, boolean fallback) {
     String value = parameters.get(key);
     if (value == null) {
       return fallback;
     }
-    return switch (value.strip().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw invalid(key + " \"" + value + "\" is not true or false");
-    };
+    Boolean parsed = goParseBool(value);
+    if (parsed == null) {
+      if (key.equals(ENSURE_UNIQUE_DIRECTORY)) {
+        // Upstream: `if b, err := strconv.ParseBool(v); !b && err == nil` skips the suffix, else appends it, so an
+        // unparsable value means true there; the same here, said in a WARN line.
+        LOG.warn("StorageClass parameter \"{}\": value \"{}\" is not a Go boolean, so it is true (as upstream)", key,
+            value);
+        return true;
+      }
+      throw invalid("Invalid value for " + key + " parameter: \"" + value + "\" (Go strconv.ParseBool: true, false, "
+          + "1, 0, t, f, T, F, TRUE, FALSE, True, False)");
+    }
+    return parsed;
   }
 
   private static DriverException invalid(String message) {
