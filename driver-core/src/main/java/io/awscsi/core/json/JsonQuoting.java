@@ -30,6 +30,17 @@ public final class JsonQuoting {
   }
 
   /**
+   * {@code s} quoted as {@link #quote} does, cut to its first {@code max} characters with the length said after it:
+   * for a caller's value in a log line or an answer, where a value of megabytes would make a line of megabytes.
+   */
+  public static String quoted(String s, int max) {
+    StringBuilder out = new StringBuilder();
+    boolean cut = s.length() > max;
+    quote(out, cut ? s.substring(0, max) : s);
+    return cut ? out.append("... (").append(s.length()).append(" characters)").toString() : out.toString();
+  }
+
+  /**
    * Whether {@code c} must never be written raw to a log or a terminal: C0 and C1 controls and DEL (line breaks,
    * terminal escape sequences), the Unicode line and paragraph separators, and the bidirectional overrides and
    * isolates that make a line read differently from what it holds.

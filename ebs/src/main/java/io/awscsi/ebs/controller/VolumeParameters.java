@@ -264,8 +264,8 @@ public record VolumeParameters(
       return true;
     }
     if (!value.equals("false")) {
-      LOG.warn("StorageClass parameter \"{}\": value \"{}\" is not \"true\", so it is false (upstream's isTrue "
-          + "accepts only \"true\")", key, value);
+      LOG.warn("StorageClass parameter \"{}\": value {} is not \"true\", so it is false (upstream's isTrue "
+          + "accepts only \"true\")", key, io.awscsi.core.json.JsonQuoting.quoted(value, 120));
     }
     return false;
   }

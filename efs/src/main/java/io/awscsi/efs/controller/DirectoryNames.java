@@ -115,10 +115,7 @@ final class DirectoryNames {
    * and at most {@link #QUOTED_MAX} characters (a message stays small).
    */
   static String quoted(String value) {
-    StringBuilder out = new StringBuilder();
-    boolean cut = value.length() > QUOTED_MAX;
-    JsonQuoting.quote(out, cut ? value.substring(0, QUOTED_MAX) : value);
-    return cut ? out.append("... (").append(value.length()).append(" characters)").toString() : out.toString();
+    return JsonQuoting.quoted(value, QUOTED_MAX);
   }
 
   static int utf8Length(String value) {

@@ -102,8 +102,8 @@ public record EfsVolumeParameters(
     // with an extra or misspelt key provisions there; it provisions here too, with one WARN line naming the key.
     for (String key : new TreeSet<>(parameters.keySet())) {
       if (!KNOWN.contains(key)) {
-        LOG.warn("StorageClass parameter \"{}\" is not an efs.csi.aws.com parameter and is ignored (as upstream); "
-            + "supported: {}", key, String.join(", ", new TreeSet<>(KNOWN)));
+        LOG.warn("StorageClass parameter {} is not an efs.csi.aws.com parameter and is ignored (as upstream); "
+            + "supported: {}", DirectoryNames.quoted(key), String.join(", ", new TreeSet<>(KNOWN)));
       }
     }
     ProvisioningMode mode = mode(parameters.get(PROVISIONING_MODE));
@@ -337,8 +337,8 @@ public record EfsVolumeParameters(
       if (key.equals(ENSURE_UNIQUE_DIRECTORY)) {
         // Upstream: `if b, err := strconv.ParseBool(v); !b && err == nil` skips the suffix, else appends it, so an
         // unparsable value means true there; the same here, said in a WARN line.
-        LOG.warn("StorageClass parameter \"{}\": value \"{}\" is not a Go boolean, so it is true (as upstream)", key,
-            value);
+        LOG.warn("StorageClass parameter \"{}\": value {} is not a Go boolean, so it is true (as upstream)", key,
+            DirectoryNames.quoted(value));
         return true;
       }
       throw invalid("Invalid value for " + key + " parameter: \"" + value + "\" (Go strconv.ParseBool: true, false, "
