@@ -11,7 +11,8 @@ render_chart() {
   "$HELM" template aws-csi-driver "$KL_ROOT/helm/aws-csi-driver" --namespace kube-system --kube-version 1.37.2 \
     --api-versions snapshot.storage.k8s.io/v1 --set efs.enabled=true --set "efsStorageClass.fileSystemId=$fs_id" \
     --set defaultStorageClass.enabled=true --set defaultVolumeSnapshotClass.enabled=true \
-    --set node.kubeletRegistration=builtin ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
+    --set defaultStorageClass.name=gp3 --set defaultStorageClass.parameters.type=gp3 \
+    --set-string defaultStorageClass.parameters.encrypted=true --set node.kubeletRegistration=builtin ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
 }
 
 driver_up() {
