@@ -220,7 +220,10 @@ spec:
           # /readyz, not ready while AWS does not answer the driver's calls. Neither makes an AWS call.
           livenessProbe:
             {{- $livenessPath := ternary (dict "path" "/healthz" "port" "healthz") (dict "path" "/livez" "port" $readyPort) $livenessSidecar }}
-            {{- include "awscsi.probe" (dict "override" $ctl.livenessProbe "default" (dict "httpGet" $livenessPath "initialDelaySeconds" 10 "timeoutSeconds" 60 "periodSeconds" 10 "failureThreshold" 10)) | nindent 12 }}
+            {{- /* upstream's values probe the livenessprobe sidecar's healthz port: without the sidecar nothing listens there */}}
+            {{- $livenessOverride := $ctl.livenessProbe }}
+            {{- if and (not $livenessSidecar) $livenessOverride }}{{- if eq (toString (dig "httpGet" "port" "" $livenessOverride)) "healthz" }}{{- $livenessOverride = dict }}{{- end }}{{- end }}
+            {{- include "awscsi.probe" (dict "override" $livenessOverride "default" (dict "httpGet" $livenessPath "initialDelaySeconds" 10 "timeoutSeconds" 60 "periodSeconds" 10 "failureThreshold" 10)) | nindent 12 }}
           readinessProbe:
             {{- include "awscsi.probe" (dict "override" $ctl.readinessProbe "default" (dict "httpGet" (dict "path" "/readyz" "port" $readyPort) "initialDelaySeconds" 10 "timeoutSeconds" 10 "periodSeconds" 10 "failureThreshold" 5)) | nindent 12 }}
           {{- with $ctl.startupProbe }}
