@@ -101,6 +101,10 @@ public final class Formatter {
     if (options.ext4ClusterSize() != null) {
       arguments.addAll(List.of("-C", options.ext4ClusterSize().toString()));
     }
+    // A second -O adds to the first (mke2fs joins them), as upstream passes them.
+    if (options.ext4EncryptionSupport()) {
+      arguments.addAll(List.of("-O", "encrypt"));
+    }
     arguments.add(device.toString());
     return arguments;
   }

@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * Options for making a file system, from the volume context ({@code blockSize}, {@code inodeSize},
- * {@code bytesPerInode}, {@code numberOfInodes}, {@code ext4BigAlloc}, {@code ext4ClusterSize}) and from the driver's
+ * {@code bytesPerInode}, {@code numberOfInodes}, {@code ext4BigAlloc}, {@code ext4ClusterSize}, {@code ext4EncryptionSupport}) and from the driver's
  * {@code --legacy-xfs} flag. A {@code null} number means "mkfs's default".
  *
  * @param blockSize file-system block size in bytes (ext: {@code -b}, xfs: {@code -b size=})
@@ -15,6 +15,8 @@ import java.util.Locale;
  * @param numberOfInodes number of inodes (ext only: {@code -N})
  * @param ext4BigAlloc allocate in clusters ({@code -O bigalloc}, ext4 only)
  * @param ext4ClusterSize cluster size in bytes for bigalloc ({@code -C}, ext4 only)
+ * @param ext4EncryptionSupport turn on the ext4 {@code encrypt} feature ({@code -O encrypt}, ext4 only), so that
+ *     fscrypt can encrypt directories in the volume
  * @param xfsLegacyFormat turn off xfs features that kernels up to 5.4 cannot mount
  */
 public record MkfsOptions(
@@ -24,6 +26,7 @@ public record MkfsOptions(
     Long numberOfInodes,
     boolean ext4BigAlloc,
     Integer ext4ClusterSize,
+    boolean ext4EncryptionSupport,
     boolean xfsLegacyFormat) {
 
   public MkfsOptions {
@@ -35,11 +38,12 @@ public record MkfsOptions(
   }
 
   public static MkfsOptions defaults() {
-    return new MkfsOptions(null, null, null, null, false, null, false);
+    return new MkfsOptions(null, null, null, null, false, null, false, false);
   }
 
   public MkfsOptions withXfsLegacyFormat(boolean legacy) {
-    return new MkfsOptions(blockSize, inodeSize, bytesPerInode, numberOfInodes, ext4BigAlloc, ext4ClusterSize, legacy);
+    return new MkfsOptions(blockSize, inodeSize, bytesPerInode, numberOfInodes, ext4BigAlloc, ext4ClusterSize,
+        ext4EncryptionSupport, legacy);
   }
 
   /**
@@ -73,6 +77,9 @@ public record MkfsOptions(
       }
       if (ext4ClusterSize != null) {
         unsupported.add("ext4ClusterSize");
+      }
+      if (ext4EncryptionSupport) {
+        unsupported.add("ext4EncryptionSupport");
       }
     }
     return unsupported;

@@ -25,18 +25,20 @@ class FormatterTest {
   }
 
   static Stream<Arguments> mkfsCommands() {
-    var all = new MkfsOptions(4096, 512, 16384L, 100000L, true, 65536, false);
+    var all = new MkfsOptions(4096, 512, 16384L, 100000L, true, 65536, true, false);
     return Stream.of(
         Arguments.of("ext4", MkfsOptions.defaults(),
             "mkfs.ext4 -F -m0 -E lazy_itable_init=1,nodiscard /dev/nvme1n1"),
         Arguments.of("ext4", all, "mkfs.ext4 -F -m0 -E lazy_itable_init=1,nodiscard -b 4096 -I 512 -i 16384 "
-            + "-N 100000 -O bigalloc -C 65536 /dev/nvme1n1"),
-        Arguments.of("ext3", new MkfsOptions(1024, 256, 8192L, null, false, null, false),
+            + "-N 100000 -O bigalloc -C 65536 -O encrypt /dev/nvme1n1"),
+        Arguments.of("ext4", new MkfsOptions(null, null, null, null, false, null, true, false),
+            "mkfs.ext4 -F -m0 -E lazy_itable_init=1,nodiscard -O encrypt /dev/nvme1n1"),
+        Arguments.of("ext3", new MkfsOptions(1024, 256, 8192L, null, false, null, false, false),
             "mkfs.ext3 -F -m0 -E nodiscard -b 1024 -I 256 -i 8192 /dev/nvme1n1"),
         Arguments.of("xfs", MkfsOptions.defaults(), "mkfs.xfs -K /dev/nvme1n1"),
-        Arguments.of("xfs", new MkfsOptions(4096, 1024, null, null, false, null, false),
+        Arguments.of("xfs", new MkfsOptions(4096, 1024, null, null, false, null, false, false),
             "mkfs.xfs -K -b size=4096 -i size=1024 /dev/nvme1n1"),
-        Arguments.of("XFS", new MkfsOptions(null, 512, null, null, false, null, true),
+        Arguments.of("XFS", new MkfsOptions(null, 512, null, null, false, null, false, true),
             "mkfs.xfs -K -m bigtime=0,inobtcount=0,reflink=0 -i size=512,nrext64=0 /dev/nvme1n1"));
   }
 
@@ -96,11 +98,11 @@ class FormatterTest {
   @Test
   void optionsTheTypeDoesNotSupportAreRefusedBeforeAnythingRuns() {
     var runner = emptyDevice();
-    var options = new MkfsOptions(null, null, 4096L, 10L, true, null, false);
+    var options = new MkfsOptions(null, null, 4096L, 10L, true, null, true, false);
 
     assertThatThrownBy(() -> new Formatter(runner).format(DEVICE, "xfs", options))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("mkfs options [bytesPerInode, numberOfInodes, ext4BigAlloc] are not supported for xfs");
+        .hasMessage("mkfs options [bytesPerInode, numberOfInodes, ext4BigAlloc, ext4EncryptionSupport] are not supported for xfs");
     assertThat(runner.commands()).isEmpty();
   }
 

@@ -80,11 +80,23 @@ class HostToolsIntegrationTest {
   void mkfsOptionsReachTheFileSystem() {
     var disk = disks.newDisk("tuned", 64 * MIB);
 
-    formatter.format(disk.device(), "ext4", new MkfsOptions(1024, 256, null, 5000L, false, null, false));
+    formatter.format(disk.device(), "ext4", new MkfsOptions(1024, 256, null, 5000L, false, null, false, false));
 
     var header = runner.run(Command.of(HostTool.DUMPE2FS, "-h", disk.device().toString())).stdout();
     assertThat(header).containsPattern("(?m)^Block size:\\s+1024$").containsPattern("(?m)^Inode size:\\s+256$");
     assertThat(header).containsPattern("(?m)^Reserved block count:\\s+0$");
+  }
+
+  @Test
+  void ext4FeaturesFromTwoDashOOptionsAreBothTurnedOn() {
+    var disk = disks.newDisk("features", 64 * MIB);
+
+    formatter.format(disk.device(), "ext4", new MkfsOptions(null, null, null, null, true, 16384, true, false));
+
+    var header = runner.run(Command.of(HostTool.DUMPE2FS, "-h", disk.device().toString())).stdout();
+    assertThat(header).containsPattern("(?m)^Filesystem features:.*\\bencrypt\\b")
+        .containsPattern("(?m)^Filesystem features:.*\\bbigalloc\\b")
+        .containsPattern("(?m)^Cluster size:\\s+16384$");
   }
 
   @Test

@@ -17,6 +17,7 @@ final class MkfsParameters {
   static final String NUMBER_OF_INODES = "numberOfInodes";
   static final String EXT4_BIG_ALLOC = "ext4BigAlloc";
   static final String EXT4_CLUSTER_SIZE = "ext4ClusterSize";
+  static final String EXT4_ENCRYPTION_SUPPORT = "ext4EncryptionSupport";
 
   private MkfsParameters() {}
 
@@ -28,6 +29,7 @@ final class MkfsParameters {
         longValue(volumeContext, NUMBER_OF_INODES),
         bool(volumeContext, EXT4_BIG_ALLOC),
         integer(volumeContext, EXT4_CLUSTER_SIZE),
+        bool(volumeContext, EXT4_ENCRYPTION_SUPPORT),
         legacyXfs);
     var unsupported = options.unsupportedFor(fsType);
     if (!unsupported.isEmpty()) {

@@ -281,11 +281,13 @@ class EbsNodeIntegrationTest {
     var context = node.attach(volumeId, 128 * MIB);
 
     node.stage(volumeId, context, fileSystem("ext4"),
-        Map.of("blockSize", "1024", "inodeSize", "256", "numberOfInodes", "4096"));
+        Map.of("blockSize", "1024", "inodeSize", "256", "numberOfInodes", "4096", "ext4encryptionsupport", "true"));
 
     var header = node.host().runner().run(Command.of(HostTool.DUMPE2FS, "-h",
         node.backend().device(volumeId).orElseThrow().toString())).stdout();
     assertThat(header).containsPattern("(?m)^Block size:\\s+1024$").containsPattern("(?m)^Inode size:\\s+256$");
+    // the key as the controller writes it into the volume context (lower case, "true")
+    assertThat(header).containsPattern("(?m)^Filesystem features:.*\\bencrypt\\b");
     assertThat(fileSystemStats(volumeId, node.stagingPath(volumeId)).totalInodes()).isBetween(4096L, 5120L);
   }
 

@@ -78,9 +78,10 @@ class NodeRequestsTest {
   @Test
   void readsMkfsOptionsFromTheVolumeContextWhateverTheCase() {
     var options = MkfsParameters.parse(Map.of("blocksize", "1024", "inodeSize", "256", "BytesPerInode", "8192",
-        "numberOfInodes", "1000", "ext4BigAlloc", "true", "ext4clustersize", "16384", "type", "gp3"), "ext4", false);
+        "numberOfInodes", "1000", "ext4BigAlloc", "true", "ext4clustersize", "16384", "ext4encryptionsupport", "true",
+        "type", "gp3"), "ext4", false);
 
-    assertThat(options).isEqualTo(new MkfsOptions(1024, 256, 8192L, 1000L, true, 16384, false));
+    assertThat(options).isEqualTo(new MkfsOptions(1024, 256, 8192L, 1000L, true, 16384, true, false));
   }
 
   @Test
@@ -95,6 +96,7 @@ class NodeRequestsTest {
       ext4BigAlloc    | yes   | ext4 | volume_context.ext4BigAlloc    | must be true or false, got 'yes'
       bytesPerInode   | 16384 | xfs  | volume_context.bytesPerInode   | do not apply to xfs file systems
       ext4ClusterSize | 65536 | ext3 | volume_context.ext4ClusterSize | do not apply to ext3 file systems
+      ext4EncryptionSupport | true | xfs | volume_context.ext4EncryptionSupport | do not apply to xfs file systems
       blockSize       | 99999999999 | ext4 | volume_context.blockSize | too large
       """)
   void invalidMkfsOptionsNameTheirKey(String key, String value, String fsType, String field, String message) {
