@@ -21,13 +21,7 @@ public sealed interface DeviceContent {
    * device we do not understand must never be formatted.
    */
   static DeviceContent parseBlkidExport(String output) {
-    Map<String, String> tags = new HashMap<>();
-    for (var line : output.split("\n")) {
-      int equals = line.indexOf('=');
-      if (equals > 0) {
-        tags.put(line.substring(0, equals).strip(), line.substring(equals + 1).strip());
-      }
-    }
+    var tags = tags(output);
     if (tags.containsKey("PTTYPE")) {
       return new PartitionTable(tags.get("PTTYPE"));
     }
@@ -36,5 +30,32 @@ public sealed interface DeviceContent {
     }
     throw new IllegalStateException("blkid reported a signature but neither TYPE nor PTTYPE: "
         + CommandException.oneLine(output));
+  }
+
+  /** Whether blkid's export output names a file system or a partition table. */
+  static boolean namesContent(String output) {
+    var tags = tags(output);
+    return tags.containsKey("TYPE") || tags.containsKey("PTTYPE");
+  }
+
+  /**
+   * Whether blkid's full export output for a device says only where it sits in its disk's partition table
+   * ({@code PART_ENTRY_*}) and nothing about what it holds.
+   */
+  static boolean onlyPartitionEntry(String output) {
+    var tags = tags(output);
+    tags.remove("DEVNAME");
+    return !tags.isEmpty() && tags.keySet().stream().allMatch(key -> key.startsWith("PART_ENTRY_"));
+  }
+
+  private static Map<String, String> tags(String output) {
+    Map<String, String> tags = new HashMap<>();
+    for (var line : output.split("\n")) {
+      int equals = line.indexOf('=');
+      if (equals > 0) {
+        tags.put(line.substring(0, equals).strip(), line.substring(equals + 1).strip());
+      }
+    }
+    return tags;
   }
 }

@@ -50,6 +50,15 @@ public final class Formatter {
     if (result.exitCode() == BLKID_NOTHING_FOUND) {
       return new DeviceContent.Unformatted();
     }
+    if (!DeviceContent.namesContent(result.stdout())) {
+      // blkid also answers for an empty partition: it found the partition's entry in its disk's table. Ask for every
+      // tag; only the partition's own entry (PART_ENTRY_*) and nothing else means the partition itself holds nothing.
+      var all = runner.run(Command.of(HostTool.BLKID, "-p", "-o", "export", device.toString())
+          .acceptingExitCodes(BLKID_NOTHING_FOUND));
+      if (all.exitCode() == BLKID_NOTHING_FOUND || DeviceContent.onlyPartitionEntry(all.stdout())) {
+        return new DeviceContent.Unformatted();
+      }
+    }
     return DeviceContent.parseBlkidExport(result.stdout());
   }
 

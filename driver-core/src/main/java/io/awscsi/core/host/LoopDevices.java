@@ -33,12 +33,13 @@ public final class LoopDevices {
 
   /**
    * Attaches the file to the first free loop device. Buffered I/O ({@code --direct-io=off}) so the backing file may
-   * live on any file system, including tmpfs.
+   * live on any file system, including tmpfs; partition scanning on, so a disk with a partition table shows its
+   * partitions as an EBS NVMe disk does ({@code loop3p1}).
    *
    * @return the device, e.g. {@code /dev/loop3}
    */
   public Path attach(Path backingFile) {
-    var device = runner.run(Command.of(HostTool.LOSETUP, "--find", "--show", "--direct-io=off",
+    var device = runner.run(Command.of(HostTool.LOSETUP, "--find", "--show", "--direct-io=off", "--partscan",
         backingFile.toString())).stdout().strip();
     if (!device.startsWith("/dev/")) {
       throw new IllegalStateException("losetup attached " + backingFile + " but printed no device: " + device);

@@ -33,4 +33,14 @@ class DeviceContentTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("neither TYPE nor PTTYPE");
   }
+
+  @Test
+  void anEmptyPartitionIsOnlyItsEntryInTheDisksTable() {
+    var emptyPartition = "DEVNAME=/dev/nvme1n1p1\nPART_ENTRY_SCHEME=dos\nPART_ENTRY_TYPE=0x83\nPART_ENTRY_NUMBER=1\n";
+    assertThat(DeviceContent.onlyPartitionEntry(emptyPartition)).isTrue();
+    assertThat(DeviceContent.namesContent(emptyPartition)).isFalse();
+    assertThat(DeviceContent.onlyPartitionEntry(emptyPartition + "USAGE=other\n")).isFalse();
+    assertThat(DeviceContent.onlyPartitionEntry("DEVNAME=/dev/nvme1n1p1\n")).isFalse();
+    assertThat(DeviceContent.namesContent(emptyPartition + "TYPE=ext4\n")).isTrue();
+  }
 }

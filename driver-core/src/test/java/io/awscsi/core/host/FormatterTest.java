@@ -85,6 +85,22 @@ class FormatterTest {
   }
 
   @Test
+  void anEmptyPartitionIsUnformattedButAnUnknownSignatureOnItIsNot() {
+    var entry = "DEVNAME=/dev/nvme1n1p1\nPART_ENTRY_SCHEME=dos\nPART_ENTRY_NUMBER=1\n";
+    var partition = Path.of("/dev/nvme1n1p1");
+    var empty = new RecordingCommandRunner()
+        .on(HostTool.BLKID, Reply.ok(entry))
+        .on(command -> command.arguments().contains("-s"), command -> Reply.ok(""));
+    assertThat(new Formatter(empty).probe(partition)).isEqualTo(new DeviceContent.Unformatted());
+
+    var unknown = new RecordingCommandRunner()
+        .on(HostTool.BLKID, Reply.ok(entry + "USAGE=other\n"))
+        .on(command -> command.arguments().contains("-s"), command -> Reply.ok(""));
+    assertThatThrownBy(() -> new Formatter(unknown).probe(partition)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("neither TYPE nor PTTYPE");
+  }
+
+  @Test
   void anAmbivalentProbeIsAnErrorNotAnEmptyDevice() {
     var runner = new RecordingCommandRunner().on(HostTool.BLKID,
         Reply.exit(8, "blkid: /dev/nvme1n1: ambivalent result (probably more filesystems on the device)"));

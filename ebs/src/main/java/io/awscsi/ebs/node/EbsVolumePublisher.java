@@ -52,7 +52,7 @@ public final class EbsVolumePublisher implements VolumePublisher {
     boolean readOnly = request.readonly() || request.capability().accessMode().readOnly();
     switch (request.capability().accessType()) {
       case AccessType.Block() -> {
-        var device = locator.locate(volumeId, request.publishContext());
+        var device = locator.locate(volumeId, request.publishContext(), request.volumeContext());
         HostFailures.run("publishing block volume " + volumeId + " (" + device + ") at " + target,
             () -> publishBlock(volumeId, device, target, readOnly));
       }

@@ -56,7 +56,7 @@ public final class EbsVolumeStager implements VolumeStager {
     var flags = NodeRequests.mountFlags(fsType, mount.mountFlags());
     var mkfsOptions = MkfsParameters.parse(request.volumeContext(), fsType, legacyXfs);
     var volumeId = request.volumeId();
-    var device = locator.locate(volumeId, request.publishContext());
+    var device = locator.locate(volumeId, request.publishContext(), request.volumeContext());
 
     var action = "staging volume " + volumeId + " (device " + device + ") at " + staging;
     HostFailures.run(action, () -> {

@@ -44,6 +44,12 @@ public final class VolumeDeviceLocator {
   /** Publish-context key set by ControllerPublishVolume. */
   public static final String DEVICE_PATH_KEY = "devicePath";
 
+  /**
+   * The volume attribute (upstream's {@code partition}) naming the partition of the volume to stage or publish
+   * instead of the whole device, for static PVs of disks made elsewhere; {@code "0"} or empty is the whole device.
+   */
+  public static final String PARTITION_KEY = "partition";
+
   /** Xen's EBS disks ({@code xvdf}, {@code xvdba}): whole disks without a serial in sysfs. */
   public static final Predicate<String> XEN_DISK = Pattern.compile("xvd[a-z]{1,2}").asMatchPredicate();
 
@@ -120,6 +126,55 @@ public final class VolumeDeviceLocator {
   }
 
   /**
+   * The device to use for the volume: the whole device, or the partition the volume context names
+   * ({@link #PARTITION_KEY}), found among the whole device's partitions in sysfs, so it is provably the volume's too.
+   *
+   * @throws DriverException InvalidArgument naming {@code volume_context.partition} when it is not a partition number;
+   *     FailedPrecondition when the device has no such partition
+   */
+  public Path locate(String volumeId, Map<String, String> publishContext, Map<String, String> volumeContext) {
+    var partition = partition(volumeContext);
+    var device = locate(volumeId, publishContext);
+    if (partition == 0) {
+      return device;
+    }
+    var name = device.getFileName().toString();
+    try (Stream<Path> children = Files.list(sysBlock.resolve(name))) {
+      for (var child : children.toList()) {
+        var number = child.resolve("partition");
+        if (Files.isRegularFile(number) && Files.readString(number).strip().equals(Integer.toString(partition))) {
+          var partitionDevice = devDirectory.resolve(child.getFileName().toString());
+          if (Files.exists(partitionDevice)) {
+            return partitionDevice;
+          }
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot list the partitions of {}: {}", device, e.getMessage());
+    }
+    throw DriverException.failedPrecondition("volume " + volumeId + " (" + device + ") has no partition "
+        + partition + " (volume_context." + PARTITION_KEY + "); check the PersistentVolume's volumeAttributes and "
+        + "the disk's partition table");
+  }
+
+  /**
+   * The partition number the volume context names; 0 for the whole device. Upstream ignores {@code "0"} and appends
+   * any other value to the device name; a value that is not a number here is refused instead of failing at mount.
+   */
+  static int partition(Map<String, String> volumeContext) {
+    var value = volumeContext.getOrDefault(PARTITION_KEY, "").strip();
+    if (value.isEmpty()) {
+      return 0;
+    }
+    if (!value.matches("\\d{1,4}")) {
+      throw DriverException.invalidArgument("volume_context." + PARTITION_KEY, "volume_context." + PARTITION_KEY
+          + " must be a partition number such as \"1\" (\"0\" or empty: the whole device), got \""
+          + (value.length() > 32 ? value.substring(0, 32) + "..." : value) + "\"");
+    }
+    return Integer.parseInt(value);
+  }
+
+  /**
    * The publish context's device path, if any: absolute, clean and inside {@code /dev} (as EC2's device names are) or
    * the by-id directory (the loop backend's links).
    *
@@ -167,7 +222,23 @@ public final class VolumeDeviceLocator {
    * provably this volume's: its identity names the volume, or it is a device that cannot have one (Xen).
    */
   public boolean isDeviceOf(String deviceNumber, String volumeId) {
-    return kernelNameOf(deviceNumber).map(name -> provablyOf(name, volumeId)).orElse(false);
+    return wholeDeviceOf(deviceNumber).map(name -> provablyOf(name, volumeId)).orElse(false);
+  }
+
+  /**
+   * The kernel name of the whole device for this {@code major:minor}: the device itself, or the disk a partition
+   * belongs to (a partition has no identity of its own; its disk's names the volume).
+   */
+  private Optional<String> wholeDeviceOf(String deviceNumber) {
+    var name = kernelNameOf(deviceNumber);
+    if (name.isEmpty() || !Files.isRegularFile(sysDevBlock.resolve(deviceNumber).resolve("partition"))) {
+      return name;
+    }
+    try {
+      return Optional.of(sysDevBlock.resolve(deviceNumber).toRealPath().getParent().getFileName().toString());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   /** What the device with this {@code major:minor} is, for messages: its name and identity. */

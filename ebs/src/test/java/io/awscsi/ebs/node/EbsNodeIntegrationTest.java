@@ -275,6 +275,72 @@ class EbsNodeIntegrationTest {
     assertThat(node.stagingPath(volumeId).resolve("xfs.txt")).hasContent("xfs data");
   }
 
+  /** A DOS partition table with partition 1 from 1 MiB to the end, as a disk made elsewhere may have. */
+  private void partitionWholeDisk(Path device, long sizeBytes) throws Exception {
+    var sector = new byte[512];
+    int entry = 446;
+    sector[entry + 4] = (byte) 0x83;
+    long first = 2048;
+    long count = sizeBytes / 512 - first;
+    for (int i = 0; i < 4; i++) {
+      sector[entry + 8 + i] = (byte) (first >>> (8 * i));
+      sector[entry + 12 + i] = (byte) (count >>> (8 * i));
+    }
+    sector[510] = 0x55;
+    sector[511] = (byte) 0xAA;
+    try (var raw = new RandomAccessFile(device.toFile(), "rw")) {
+      raw.write(sector);
+    }
+    // What the kernel does when a disk with a partition table is attached. This machine's kernel has no DOS partition
+    // parser (CONFIG_MSDOS_PARTITION is off), so partx reads the table and adds the partition (BLKPG), as the
+    // kernel's parser would; the loop device's partition scanning drops it again when the device is detached.
+    var added = new ProcessBuilder("partx", "--add", device.toString()).redirectErrorStream(true).start();
+    assertThat(added.waitFor(30, TimeUnit.SECONDS) && added.exitValue() == 0)
+        .as("partx --add %s: %s", device, new String(added.getInputStream().readAllBytes())).isTrue();
+  }
+
+  @Test
+  void thePartitionVolumeAttributeStagesAndPublishesThatPartitionNeverTheDisk() throws Exception {
+    var volumeId = newVolumeId();
+    var context = node.attach(volumeId, 64 * MIB);
+    var disk = node.backend().device(volumeId).orElseThrow();
+    partitionWholeDisk(disk, 64 * MIB);
+    var partitionOne = Map.of("partition", "1");
+
+    node.stage(volumeId, context, fileSystem("ext4"), partitionOne);
+    node.publish(volumeId, context, fileSystem("ext4"), "pod-p", false, partitionOne);
+    Files.writeString(node.targetPath(volumeId, "pod-p").resolve("on-partition.txt"), "partition data");
+
+    var staged = node.host().mounter().findMount(node.stagingPath(volumeId)).orElseThrow();
+    assertThat(staged.source()).isEqualTo(disk + "p1");
+    assertThat(node.host().formatter().probe(disk)).as("the disk keeps its partition table")
+        .isEqualTo(new DeviceContent.PartitionTable("dos"));
+    assertThat(fileSystemStats(volumeId, node.targetPath(volumeId, "pod-p")).totalBytes())
+        .isBetween(50 * MIB, 63 * MIB);
+
+    node.unpublish(volumeId, "pod-p");
+    node.unstage(volumeId);
+    assertThat(node.host().mounter().inspect(node.stagingPath(volumeId)).isMountPoint()).isFalse();
+    node.stage(volumeId, context, fileSystem("ext4"), partitionOne);
+    assertThat(node.stagingPath(volumeId).resolve("on-partition.txt")).hasContent("partition data");
+    node.unstage(volumeId);
+
+    node.publish(volumeId, context, block(), "pod-b", false, partitionOne);
+    var target = node.targetPath(volumeId, "pod-b");
+    assertThat(node.provider().stats().orElseThrow().stats(volumeId, target))
+        .isEqualTo(new VolumeStats.Block(64 * MIB - MIB));
+    node.unpublish(volumeId, "pod-b");
+    assertThat(target).doesNotExist();
+
+    assertError(() -> node.stage(volumeId, context, fileSystem("ext4"), Map.of("partition", "2")),
+        DriverError.FailedPrecondition.class, "has no partition 2");
+    assertError(() -> node.stage(volumeId, context, fileSystem("ext4"), Map.of("partition", "p1")),
+        DriverError.InvalidArgument.class, "volume_context.partition must be a partition number");
+    // "0" is the whole disk (as upstream), which holds a partition table: never formatted over
+    assertError(() -> node.stage(volumeId, context, fileSystem("ext4"), Map.of("partition", "0")),
+        DriverError.FailedPrecondition.class, "partition table");
+  }
+
   @Test
   void mkfsOptionsFromTheVolumeContextAreApplied() {
     var volumeId = newVolumeId();

@@ -105,8 +105,13 @@ public final class LocalEbsNode implements AutoCloseable {
 
   public void publish(String volumeId, Map<String, String> publishContext, VolumeCapability capability,
       String pod, boolean readOnly) {
+    publish(volumeId, publishContext, capability, pod, readOnly, Map.of());
+  }
+
+  public void publish(String volumeId, Map<String, String> publishContext, VolumeCapability capability,
+      String pod, boolean readOnly, Map<String, String> volumeContext) {
     provider.publisher().publish(new NodePublishRequest(volumeId, publishContext, stagingPath(volumeId),
-        targetPath(volumeId, pod), capability, readOnly, Map.of(), Map.of()));
+        targetPath(volumeId, pod), capability, readOnly, volumeContext, Map.of()));
   }
 
   public void unpublish(String volumeId, String pod) {
