@@ -36,7 +36,8 @@ CHART = HELM_DIR / "aws-csi-driver"
 CHARTS = {name: HELM_DIR / name for name in ("aws-csi-driver", "aws-ebs-csi-driver", "aws-efs-csi-driver")}
 VALUE_SETS = HERE / "values"
 UPSTREAM_VALUE_SETS = HERE / "upstream" / "values"
-LAUNCHER_USAGE = HELM_DIR.parent / "launcher" / "src" / "main" / "java" / "io" / "awscsi" / "launcher" / "Usage.java"
+# The driver's flag table (launcher Usage.SERVE), written by the launcher; its PluginFlagsFileTest keeps it current.
+PLUGIN_FLAG_TABLE = HELM_DIR.parent / "docs" / "plugin-flags.json"
 LIBRARY_COMMON = HELM_DIR / "aws-csi-lib" / "templates" / "_common.tpl"
 CRD_SCHEMAS = HERE / "schemas"
 # What `aws-csi-driver diagnose` reads: the rules its ClusterRole must grant, no more.
@@ -49,11 +50,9 @@ LEASE_VERBS = {"get", "watch", "list", "delete", "update", "create"}
 CONTROLLER_SIDECARS = {"csi-provisioner", "csi-attacher", "csi-resizer", "csi-snapshotter"}
 
 
-def launcher_flags() -> set[str]:
-    """Every flag the plugin accepts: the rows of Usage.SERVE in the launcher (it refuses any other)."""
-    source = LAUNCHER_USAGE.read_text()
-    block = re.search(r"FlagTable SERVE = new FlagTable\((.*?)\)\)\);", source, re.S)
-    return {"--" + name for name in re.findall(r'Flag\.of\([A-Z_]+, "([a-z0-9-]+)"', block.group(1))}
+def launcher_flags() -> dict[str, dict]:
+    """Every flag the plugin accepts (it refuses any other), by --name: the launcher's table, Usage.SERVE."""
+    return {"--" + flag["name"]: flag for flag in json.loads(PLUGIN_FLAG_TABLE.read_text())["flags"]}
 
 
 def library_flags() -> set[str]:
@@ -558,15 +557,47 @@ def check_service_accounts(docs: list[dict], values: dict) -> list[str]:
     return problems
 
 
+BOOLEAN_VALUES = {"true", "false", "1", "0", "yes", "no"}
+
+
+def flag_shape_problems(args: list[str]) -> list[str]:
+    """Each --flag of a plugin's args against the launcher's table, read as its parser (Flags.parse) reads them:
+    known, a value where the flag takes one (--name=value or the next argument), none or true/false where it takes
+    none, and one of its choices where it names them."""
+    problems = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if not arg.startswith("--"):
+            continue
+        name, eq, value = arg.partition("=")
+        flag = PLUGIN_FLAGS.get(name)
+        if flag is None:
+            problems.append(f"flag {arg} is not in the driver's command line")
+            continue
+        if not flag["takesValue"]:
+            if eq and value.lower() not in BOOLEAN_VALUES:
+                problems.append(f"flag {arg} takes true or false")
+            continue
+        if not eq:
+            if i >= len(args):
+                problems.append(f"flag {arg} needs a value ({flag['value']})")
+                continue
+            value = args[i]
+            i += 1
+        if flag["choices"] and value not in flag["choices"]:
+            problems.append(f"flag {name} {value!r} is not one of {flag['choices']}")
+    return problems
+
+
 def check_plugin_args(docs: list[dict], values: dict) -> list[str]:
     problems = []
     for workload in controllers(docs) + node_daemonsets(docs):
         container = plugin(workload)
         args = container["args"]
         where = workload["metadata"]["name"]
-        for arg in args:
-            if arg.startswith("--") and arg.split("=", 1)[0] not in PLUGIN_FLAGS:
-                problems.append(f"{where}: flag {arg} is not in the driver's command line")
+        problems += [f"{where}: {problem}" for problem in flag_shape_problems(args)]
         if flag_value(args, "--driver") != driver_of(workload):
             problems.append(f"{where}: --driver {flag_value(args, '--driver')}")
         mode = "controller" if workload["kind"] == "Deployment" else "node"
@@ -1197,9 +1228,9 @@ def main() -> int:
             results.record(f"{label}: {name}", check())
 
     results.record("the chart passes the plugin exactly the launcher's flags (awscsi.pluginFlags = Usage.SERVE)",
-                   [] if library_flags() == PLUGIN_FLAGS else
-                   [f"only in the chart: {sorted(library_flags() - PLUGIN_FLAGS)}",
-                    f"only in the launcher: {sorted(PLUGIN_FLAGS - library_flags())}"])
+                   [] if library_flags() == set(PLUGIN_FLAGS) else
+                   [f"only in the chart: {sorted(library_flags() - set(PLUGIN_FLAGS))}",
+                    f"only in the launcher: {sorted(set(PLUGIN_FLAGS) - library_flags())}"])
     upstream_checks.run_all(tools, results, rendered_sets, arguments.cache, CHARTS, validate_offline)
     # Proof (a) of issue 26: upstream's real charts and these, rendered with the same values, object by object.
     upstream_compare.run_all(tools.helm, results.record)

@@ -154,8 +154,8 @@ imagePullSecrets:
 {{- end -}}
 
 {{/*
-The plugin's own flags: every flag aws-csi-driver accepts (launcher Usage.SERVE; chart_checks.py compares
-the two lists). The launcher refuses any other flag, so additionalArgs are filtered through this list.
+The plugin's own flags: every flag aws-csi-driver accepts (launcher Usage.SERVE, written to docs/plugin-flags.json;
+chart_checks.py compares the two lists). The launcher refuses any other flag, so additionalArgs are filtered through this list.
 */}}
 {{- define "awscsi.pluginFlags" -}}
 {{- toJson (list "driver" "mode" "endpoint" "http-endpoint" "log-format" "log-level" "shutdown-grace" "imds-endpoint" "kubelet-registration-path" "plugin-registration-path" "kubelet-dir" "extra-tags" "k8s-tag-cluster-id" "modify-volume-request-handler-timeout" "volume-attach-limit" "reserved-volume-attachments" "legacy-xfs" "device-backend" "loop-state-dir" "tags" "delete-access-point-root-dir" "vol-metrics-opt-in" "vol-metrics-refresh-period" "vol-metrics-fs-rate-limit" "force-unmount-after-timeout" "unmount-timeout" "max-inflight-mount-calls" "max-inflight-mount-calls-opt-in" "volume-attach-limit-opt-in" "efs-utils-config-dir-path" "efs-utils-config-legacy-dir-path" "efs-utils-static-files-path" "efs-utils-conf-overrides" "efs-cloudwatch-log-enabled" "efs-mount-watchdog-path" "efs-utils-etc-dir-path" "efs-state-dir-path" "efs-mount-backend" "efs-local-root" "efs-work-dir" "version" "help") -}}

@@ -1,13 +1,16 @@
 package io.awscsi.launcher;
 
+import io.awscsi.core.json.JsonQuoting;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The flags of one command, in one table: the parser accepts exactly these ({@link #parse}) and {@code --help} prints
- * exactly these ({@link #help}), so the two cannot disagree.
+ * The flags of one command, in one table: the parser accepts exactly these ({@link #parse}), {@code --help} prints
+ * exactly these ({@link #help}) and the chart tests read exactly these ({@link #json}, committed as
+ * {@code docs/plugin-flags.json} for the driver's own command), so none of them can disagree.
  *
  * @param command how the command is invoked, e.g. {@code aws-csi-driver local}
  * @param flags every flag, in the order help lists them
@@ -35,7 +38,14 @@ public record FlagTable(String command, List<Flag> flags) {
     String synopsis() {
       return "--" + name + (takesValue() ? " " + value : "");
     }
+
+    /** The values a flag like {@code --mode controller|node|all} takes; empty when any value goes. */
+    List<String> choices() {
+      return CHOICES.matcher(value).matches() ? List.of(value.split("\\|")) : List.of();
+    }
   }
+
+  private static final Pattern CHOICES = Pattern.compile("[a-z0-9-]+(\\|[a-z0-9-]+)+");
 
   public FlagTable {
     flags = List.copyOf(flags);
@@ -70,6 +80,24 @@ public record FlagTable(String command, List<Flag> flags) {
       b.append("    ").append(f.synopsis()).append(" ".repeat(width - f.synopsis().length())).append(f.help())
           .append('\n');
     }
+    return b.toString();
+  }
+
+  /**
+   * The table as JSON, one flag a line, for the chart tests: name, whether it takes a value, what the value looks like,
+   * the values it is limited to (if any), its group and its help.
+   */
+  public String json() {
+    return flags.stream().map(f -> "  {\"name\": " + quoted(f.name()) + ", \"takesValue\": " + f.takesValue()
+        + ", \"value\": " + quoted(f.value()) + ", \"choices\": ["
+        + f.choices().stream().map(FlagTable::quoted).collect(Collectors.joining(", ")) + "], \"group\": "
+        + quoted(f.group()) + ", \"help\": " + quoted(f.help()) + "}")
+        .collect(Collectors.joining(",\n", "{\"command\": " + quoted(command) + ", \"flags\": [\n", "\n]}\n"));
+  }
+
+  private static String quoted(String s) {
+    StringBuilder b = new StringBuilder();
+    JsonQuoting.quote(b, s);
     return b.toString();
   }
 

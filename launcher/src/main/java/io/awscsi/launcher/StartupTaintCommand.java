@@ -1,11 +1,11 @@
 package io.awscsi.launcher;
 
 import io.awscsi.aws.Environment;
-import io.awscsi.aws.k8s.KubernetesClientProvider;
-import io.awscsi.aws.k8s.StartupTaintRemover;
-import io.awscsi.aws.k8s.StartupTaintSettings;
-import io.awscsi.aws.k8s.TaintRemovalOutcome;
 import io.awscsi.core.logging.LoggingSetup;
+import io.awscsi.launcher.kube.KubernetesClientProvider;
+import io.awscsi.launcher.kube.StartupTaintRemover;
+import io.awscsi.launcher.kube.StartupTaintSettings;
+import io.awscsi.launcher.kube.TaintRemovalOutcome;
 import java.io.PrintStream;
 import java.util.Map;
 import org.apache.logging.log4j.Level;

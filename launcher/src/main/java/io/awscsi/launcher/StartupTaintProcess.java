@@ -1,8 +1,8 @@
 package io.awscsi.launcher;
 
 import io.awscsi.aws.Environment;
-import io.awscsi.aws.k8s.StartupTaintSettings;
 import io.awscsi.core.logging.LoggingSetup;
+import io.awscsi.launcher.kube.StartupTaintSettings;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -20,6 +20,7 @@ import csi.v1.Topology;
 import csi.v1.TopologyRequirement;
 import csi.v1.VolumeCapability;
 import csi.v1.VolumeContentSource;
+import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.realism.CallStats;
 import io.grpc.Grpc;
@@ -82,7 +83,7 @@ public final class LifecycleWalkthrough {
           .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER))
           .setMount(VolumeCapability.MountVolume.newBuilder().setFsType("xfs")).build();
       TopologyRequirement zone = TopologyRequirement.newBuilder().addPreferred(
-          Topology.newBuilder().putSegments("topology.kubernetes.io/zone", LocalAws.ZONE)).build();
+          Topology.newBuilder().putSegments(NodeTopology.WELL_KNOWN_ZONE_KEY, LocalAws.ZONE)).build();
 
       var created = step("ebs", "create a 1 GiB gp3 volume", "CreateVolume",
           () -> controller.withDeadlineAfter(2, TimeUnit.MINUTES).createVolume(CreateVolumeRequest.newBuilder()

@@ -25,9 +25,9 @@ public final class KubernetesMetadataSource implements MetadataSource {
 
   public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
   public static final String REGION_LABEL = "topology.kubernetes.io/region";
-  public static final String ZONE_LABEL = "topology.kubernetes.io/zone";
+  public static final String ZONE_LABEL = NodeTopology.WELL_KNOWN_ZONE_KEY;
   /** Set by EKS and the AWS cloud controller manager; optional. */
-  public static final String ZONE_ID_LABEL = "topology.k8s.aws/zone-id";
+  public static final String ZONE_ID_LABEL = NodeTopology.ZONE_ID_KEY;
 
   /** Upstream's instance ID pattern (metadata/k8s.go): Snow {@code s.i-...}, plain or SageMaker HyperPod IDs. */
   private static final Pattern INSTANCE_ID = Pattern.compile("s\\.i-[a-z0-9]+|(hyperpod-[a-z0-9]+-)?i-[a-z0-9]+$");

@@ -13,7 +13,13 @@ public final class NodeTopology {
   public static final String EBS_DRIVER_NAME = "ebs.csi.aws.com";
   public static final String EFS_DRIVER_NAME = "efs.csi.aws.com";
 
+  /** The zone key of accessible_topology and the Node label of the same name. */
   public static final String WELL_KNOWN_ZONE_KEY = "topology.kubernetes.io/zone";
+  /**
+   * A zone id ({@code use1-az1}): the Node label EKS sets, and a key the EBS controller accepts in requisite topology
+   * (never reported).
+   */
+  public static final String ZONE_ID_KEY = "topology.k8s.aws/zone-id";
   public static final String OS_KEY = "kubernetes.io/os";
   /** This driver runs on Linux only (upstream reports Go's runtime.GOOS). */
   public static final String OS_LINUX = "linux";

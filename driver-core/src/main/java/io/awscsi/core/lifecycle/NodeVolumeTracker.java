@@ -22,10 +22,6 @@ public final class NodeVolumeTracker {
     this.lifecycle = lifecycle;
   }
 
-  public VolumeLifecycle lifecycle() {
-    return lifecycle;
-  }
-
   public VolumeState state(String volumeId) {
     Entry e = volumes.get(volumeId);
     return e == null ? VolumeState.UNKNOWN : e.state();
@@ -79,8 +75,6 @@ public final class NodeVolumeTracker {
         // Keep an unstaged volume as NODE_READY (no staging path, no targets): the next stage is a fresh start, and a
         // NodePublish before it is refused instead of bind-mounting an empty staging directory.
         case NODE_UNSTAGE -> new Entry(VolumeState.NODE_READY, null, null, Map.of());
-        case CONTROLLER_UNPUBLISH, DELETE -> null;
-        case CONTROLLER_PUBLISH -> e;
       };
     });
   }

@@ -1,12 +1,9 @@
 package io.awscsi.core.lifecycle;
 
-/** The calls that move a volume through its lifecycle. */
+/** The node calls that move a volume through its lifecycle on this node. */
 public enum Operation {
-  CONTROLLER_PUBLISH,
   NODE_STAGE,
   NODE_PUBLISH,
   NODE_UNPUBLISH,
-  NODE_UNSTAGE,
-  CONTROLLER_UNPUBLISH,
-  DELETE
+  NODE_UNSTAGE
 }

@@ -3,8 +3,9 @@ package io.awscsi.core.lifecycle;
 import io.awscsi.core.errors.DriverError;
 
 /**
- * The CSI volume lifecycle as an explicit transition table: CREATED -> NODE_READY (ControllerPublish) -> VOL_READY
- * (NodeStage) -> PUBLISHED (NodePublish) and back. For drivers without staging NODE_READY goes straight to PUBLISHED.
+ * The node's half of the CSI volume lifecycle as an explicit transition table: NODE_READY -> VOL_READY (NodeStage) ->
+ * PUBLISHED (NodePublish) and back. For drivers without staging NODE_READY goes straight to PUBLISHED. The controller's
+ * calls have no table: the controller keeps no state between calls, and EC2 or EFS answer for the volume.
  * It decides which repeated calls are idempotent successes and which calls are out of order, and with which code.
  * Teardown calls (unpublish, unstage) on a volume in an earlier state succeed: the spec makes them idempotent.
  */
@@ -30,17 +31,11 @@ public final class VolumeLifecycle {
       return new Decision.Proceed(after(op));
     }
     return switch (op) {
-      case CONTROLLER_PUBLISH -> switch (state) {
-        case CREATED -> proceed(VolumeState.NODE_READY);
-        default -> repeated(repeat, state, volumeId, "published to this node with another capability or read-only flag");
-      };
       case NODE_STAGE -> switch (state) {
-        case CREATED -> notPublished(volumeId);
         case NODE_READY -> proceed(VolumeState.VOL_READY);
         default -> repeated(repeat, state, volumeId, "staged with another capability, device or staging path");
       };
       case NODE_PUBLISH -> switch (state) {
-        case CREATED -> notPublished(volumeId);
         case NODE_READY -> stagingRequired
             ? reject(new DriverError.FailedPrecondition("volume " + volumeId
                 + " is not staged on this node: call NodeStageVolume first"))
@@ -64,31 +59,16 @@ public final class VolumeLifecycle {
         case VOL_READY -> proceed(VolumeState.NODE_READY);
         default -> new Decision.AlreadyDone();
       };
-      case CONTROLLER_UNPUBLISH -> switch (state) {
-        case NODE_READY -> proceed(VolumeState.CREATED);
-        case VOL_READY, PUBLISHED -> reject(new DriverError.FailedPrecondition("volume " + volumeId
-            + " is still " + (state == VolumeState.PUBLISHED ? "published" : "staged")
-            + " on the node: unpublish and unstage it there first"));
-        default -> new Decision.AlreadyDone();
-      };
-      case DELETE -> switch (state) {
-        case CREATED -> proceed(VolumeState.UNKNOWN);
-        default -> reject(new DriverError.FailedPrecondition("volume " + volumeId
-            + " is still published to a node: unpublish it before DeleteVolume"));
-      };
     };
   }
 
   /** The state a call leads to when it succeeds from an unknown state. */
   private VolumeState after(Operation op) {
     return switch (op) {
-      case CONTROLLER_PUBLISH -> VolumeState.NODE_READY;
       case NODE_STAGE -> VolumeState.VOL_READY;
       case NODE_PUBLISH -> VolumeState.PUBLISHED;
       case NODE_UNPUBLISH -> stagingRequired ? VolumeState.VOL_READY : VolumeState.NODE_READY;
       case NODE_UNSTAGE -> VolumeState.NODE_READY;
-      case CONTROLLER_UNPUBLISH -> VolumeState.CREATED;
-      case DELETE -> VolumeState.UNKNOWN;
     };
   }
 
@@ -98,11 +78,6 @@ public final class VolumeLifecycle {
       case CONFLICTING -> reject(new DriverError.AlreadyExists("volume " + volumeId + " is already " + conflict
           + " (state " + state + ")"));
     };
-  }
-
-  private static Decision notPublished(String volumeId) {
-    return reject(new DriverError.FailedPrecondition("volume " + volumeId
-        + " is not published to this node: ControllerPublishVolume must succeed first"));
   }
 
   private static Decision proceed(VolumeState next) {

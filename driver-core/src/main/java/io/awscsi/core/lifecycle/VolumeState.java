@@ -1,12 +1,12 @@
 package io.awscsi.core.lifecycle;
 
 /**
- * The volume states of the CSI spec's lifecycle figure (the variant with NodeStage). UNKNOWN is a volume this process
- * has not seen since it started: every call proceeds and the provider's own checks of the host decide.
+ * The node's volume states of the CSI spec's lifecycle figure (the variant with NodeStage): NODE_READY is published to
+ * this node (ControllerPublishVolume is the controller's business; the node takes it as done). UNKNOWN is a volume this
+ * process has not seen since it started: every call proceeds and the provider's own checks of the host decide.
  */
 public enum VolumeState {
   UNKNOWN,
-  CREATED,
   NODE_READY,
   VOL_READY,
   PUBLISHED

@@ -13,8 +13,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The whole transition table, written out by hand from the CSI spec's lifecycle (figure 6, with and without
- * NodeStage) and its error tables: every state x operation x repeat, with and without staging. Outcomes:
+ * The whole transition table, written out by hand from the node's half of the CSI spec's lifecycle (figure 6, with
+ * and without NodeStage) and its error tables: every state x operation x repeat, with and without staging. Outcomes:
  * {@code ->STATE} proceeds to STATE, {@code done} is an idempotent success, a gRPC code name is a refusal with that
  * code. UNKNOWN (a volume this process has not seen) always proceeds so the provider's host checks decide, except for
  * calls the driver does not offer at all.
@@ -23,91 +23,47 @@ class VolumeLifecycleTest {
 
   private static final String TABLE = """
       # staging  operation             state       FIRST                SAME                 CONFLICTING
-      staging    CONTROLLER_PUBLISH    UNKNOWN     ->NODE_READY         ->NODE_READY         ->NODE_READY
-      staging    CONTROLLER_PUBLISH    CREATED     ->NODE_READY         ->NODE_READY         ->NODE_READY
-      staging    CONTROLLER_PUBLISH    NODE_READY  done                 done                 ALREADY_EXISTS
-      staging    CONTROLLER_PUBLISH    VOL_READY   done                 done                 ALREADY_EXISTS
-      staging    CONTROLLER_PUBLISH    PUBLISHED   done                 done                 ALREADY_EXISTS
-
       staging    NODE_STAGE            UNKNOWN     ->VOL_READY          ->VOL_READY          ->VOL_READY
-      staging    NODE_STAGE            CREATED     FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
       staging    NODE_STAGE            NODE_READY  ->VOL_READY          ->VOL_READY          ->VOL_READY
       staging    NODE_STAGE            VOL_READY   done                 done                 ALREADY_EXISTS
       staging    NODE_STAGE            PUBLISHED   done                 done                 ALREADY_EXISTS
 
       staging    NODE_PUBLISH          UNKNOWN     ->PUBLISHED          ->PUBLISHED          ->PUBLISHED
-      staging    NODE_PUBLISH          CREATED     FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
       staging    NODE_PUBLISH          NODE_READY  FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
       staging    NODE_PUBLISH          VOL_READY   ->PUBLISHED          ->PUBLISHED          ->PUBLISHED
       staging    NODE_PUBLISH          PUBLISHED   ->PUBLISHED          done                 ALREADY_EXISTS
 
       staging    NODE_UNPUBLISH        UNKNOWN     ->VOL_READY          ->VOL_READY          ->VOL_READY
-      staging    NODE_UNPUBLISH        CREATED     done                 done                 done
       staging    NODE_UNPUBLISH        NODE_READY  done                 done                 done
       staging    NODE_UNPUBLISH        VOL_READY   done                 done                 done
       staging    NODE_UNPUBLISH        PUBLISHED   ->VOL_READY          ->VOL_READY          ->VOL_READY
 
       staging    NODE_UNSTAGE          UNKNOWN     ->NODE_READY         ->NODE_READY         ->NODE_READY
-      staging    NODE_UNSTAGE          CREATED     done                 done                 done
       staging    NODE_UNSTAGE          NODE_READY  done                 done                 done
       staging    NODE_UNSTAGE          VOL_READY   ->NODE_READY         ->NODE_READY         ->NODE_READY
       staging    NODE_UNSTAGE          PUBLISHED   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
 
-      staging    CONTROLLER_UNPUBLISH  UNKNOWN     ->CREATED            ->CREATED            ->CREATED
-      staging    CONTROLLER_UNPUBLISH  CREATED     done                 done                 done
-      staging    CONTROLLER_UNPUBLISH  NODE_READY  ->CREATED            ->CREATED            ->CREATED
-      staging    CONTROLLER_UNPUBLISH  VOL_READY   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-      staging    CONTROLLER_UNPUBLISH  PUBLISHED   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-
-      staging    DELETE                UNKNOWN     ->UNKNOWN            ->UNKNOWN            ->UNKNOWN
-      staging    DELETE                CREATED     ->UNKNOWN            ->UNKNOWN            ->UNKNOWN
-      staging    DELETE                NODE_READY  FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-      staging    DELETE                VOL_READY   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-      staging    DELETE                PUBLISHED   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-
       # Without staging there is no VOL_READY step (it is listed for completeness) and NodeStage/NodeUnstage are
       # not offered at all, in any state.
-      direct     CONTROLLER_PUBLISH    UNKNOWN     ->NODE_READY         ->NODE_READY         ->NODE_READY
-      direct     CONTROLLER_PUBLISH    CREATED     ->NODE_READY         ->NODE_READY         ->NODE_READY
-      direct     CONTROLLER_PUBLISH    NODE_READY  done                 done                 ALREADY_EXISTS
-      direct     CONTROLLER_PUBLISH    VOL_READY   done                 done                 ALREADY_EXISTS
-      direct     CONTROLLER_PUBLISH    PUBLISHED   done                 done                 ALREADY_EXISTS
-
       direct     NODE_STAGE            UNKNOWN     UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
-      direct     NODE_STAGE            CREATED     UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
       direct     NODE_STAGE            NODE_READY  UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
       direct     NODE_STAGE            VOL_READY   UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
       direct     NODE_STAGE            PUBLISHED   UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
 
       direct     NODE_PUBLISH          UNKNOWN     ->PUBLISHED          ->PUBLISHED          ->PUBLISHED
-      direct     NODE_PUBLISH          CREATED     FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
       direct     NODE_PUBLISH          NODE_READY  ->PUBLISHED          ->PUBLISHED          ->PUBLISHED
       direct     NODE_PUBLISH          VOL_READY   ->PUBLISHED          ->PUBLISHED          ->PUBLISHED
       direct     NODE_PUBLISH          PUBLISHED   ->PUBLISHED          done                 ALREADY_EXISTS
 
       direct     NODE_UNPUBLISH        UNKNOWN     ->NODE_READY         ->NODE_READY         ->NODE_READY
-      direct     NODE_UNPUBLISH        CREATED     done                 done                 done
       direct     NODE_UNPUBLISH        NODE_READY  done                 done                 done
       direct     NODE_UNPUBLISH        VOL_READY   done                 done                 done
       direct     NODE_UNPUBLISH        PUBLISHED   ->NODE_READY         ->NODE_READY         ->NODE_READY
 
       direct     NODE_UNSTAGE          UNKNOWN     UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
-      direct     NODE_UNSTAGE          CREATED     UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
       direct     NODE_UNSTAGE          NODE_READY  UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
       direct     NODE_UNSTAGE          VOL_READY   UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
       direct     NODE_UNSTAGE          PUBLISHED   UNIMPLEMENTED        UNIMPLEMENTED        UNIMPLEMENTED
-
-      direct     CONTROLLER_UNPUBLISH  UNKNOWN     ->CREATED            ->CREATED            ->CREATED
-      direct     CONTROLLER_UNPUBLISH  CREATED     done                 done                 done
-      direct     CONTROLLER_UNPUBLISH  NODE_READY  ->CREATED            ->CREATED            ->CREATED
-      direct     CONTROLLER_UNPUBLISH  VOL_READY   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-      direct     CONTROLLER_UNPUBLISH  PUBLISHED   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-
-      direct     DELETE                UNKNOWN     ->UNKNOWN            ->UNKNOWN            ->UNKNOWN
-      direct     DELETE                CREATED     ->UNKNOWN            ->UNKNOWN            ->UNKNOWN
-      direct     DELETE                NODE_READY  FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-      direct     DELETE                VOL_READY   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
-      direct     DELETE                PUBLISHED   FAILED_PRECONDITION  FAILED_PRECONDITION  FAILED_PRECONDITION
       """;
 
   private static final String VOLUME = "vol-0a1b2c3d4e5f67890";

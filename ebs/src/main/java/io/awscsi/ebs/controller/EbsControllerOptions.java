@@ -5,14 +5,13 @@ import io.awscsi.ebs.cloud.DescribeBatching;
 import io.awscsi.ebs.cloud.Ec2RateLimits;
 import io.awscsi.ebs.cloud.Ec2RetryPolicy;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Settings of the EBS controller, mostly upstream's controller flags.
  *
  * @param region the EC2 region (AWS_REGION or instance metadata); informational, the Ec2Client carries it
- * @param extraTags {@code --extra-tags k=v,...}: put on every volume and snapshot (see {@link #parseExtraTags})
+ * @param extraTags {@code --extra-tags k=v,...}: put on every volume and snapshot (parsed by the launcher)
  * @param k8sTagClusterId {@code --k8s-tag-cluster-id}: adds the cluster ownership tags; empty for none
  * @param warnOnInvalidTag {@code --warn-on-invalid-tag}: drop invalid user tags with a warning instead of failing
  * @param modifyVolumeRequestHandlerTimeout {@code --modify-volume-request-handler-timeout} (default 2 s): how long
@@ -104,24 +103,5 @@ public record EbsControllerOptions(
   public EbsControllerOptions withWarnOnInvalidTag(boolean value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, value, modifyVolumeRequestHandlerTimeout,
         batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
-  }
-
-  /**
-   * Parses {@code --extra-tags}: comma-separated {@code key=value} pairs (a value may be empty). Throws
-   * IllegalArgumentException naming the bad entry.
-   */
-  public static Map<String, String> parseExtraTags(String flag) {
-    Map<String, String> tags = new LinkedHashMap<>();
-    if (flag == null || flag.isBlank()) {
-      return tags;
-    }
-    for (String pair : flag.split(",")) {
-      int eq = pair.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("--extra-tags: \"" + pair + "\" is not key=value");
-      }
-      tags.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
-    }
-    return tags;
   }
 }

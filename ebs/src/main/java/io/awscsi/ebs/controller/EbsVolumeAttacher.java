@@ -12,6 +12,7 @@ import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.Ec2Instance;
 import io.awscsi.ebs.cloud.EbsCloud;
+import io.awscsi.ebs.volume.PublishContextKeys;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -73,7 +74,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     try {
       Attachment attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
       LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
-      return Map.of(VolumeContextKeys.DEVICE_PATH, attached.device());
+      return Map.of(PublishContextKeys.DEVICE_PATH, attached.device());
     } catch (DriverException e) {
       if (started.reserved()) {
         devices.failed(nodeId, started.device());

@@ -3,11 +3,6 @@ package io.awscsi.ebs.controller;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.core.lifecycle.Decision;
-import io.awscsi.core.lifecycle.Operation;
-import io.awscsi.core.lifecycle.Repeat;
-import io.awscsi.core.lifecycle.VolumeLifecycle;
-import io.awscsi.core.lifecycle.VolumeState;
 import io.awscsi.core.provider.AccessMode;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.Volume;
@@ -61,7 +56,6 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
   private final ResourceTags tags;
   private final KeyedLocks names = new KeyedLocks();
   private final ClientTokens tokens = new ClientTokens(System::nanoTime);
-  private final VolumeLifecycle lifecycle = new VolumeLifecycle(true);
   private final AdaptiveBackoff creationPolls = new AdaptiveBackoff(Duration.ofMillis(1250), Duration.ofMillis(250),
       Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
@@ -379,10 +373,8 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       throw new DriverException(new DriverError.Unavailable("DeleteVolume " + volumeId + ": " + inUse.message()
           + " (volume " + disk.get().state().name().toLowerCase() + "); it will be retried"), cause);
     }
-    Decision decision = lifecycle.decide(VolumeState.NODE_READY, Operation.DELETE, Repeat.FIRST, volumeId);
-    String why = decision instanceof Decision.Reject reject ? reject.error().message()
-        : "volume " + volumeId + " is still attached";
-    throw new DriverException(new DriverError.FailedPrecondition(why + " (attached to "
+    throw new DriverException(new DriverError.FailedPrecondition("volume " + volumeId
+        + " is still published to a node: unpublish it before DeleteVolume (attached to "
         + attached.stream().map(a -> a.instanceId() + " as " + a.device() + ", " + a.state().name()
             .toLowerCase()).collect(Collectors.joining("; ")) + "): " + inUse.message()
         + "; unpublish it before DeleteVolume"), cause);

@@ -3,7 +3,7 @@ package io.awscsi.ebs.controller;
 import java.util.List;
 
 /**
- * Keys of the volume context that CreateVolume hands to the node (and of the publish context), spelled as upstream
+ * Keys of the volume context that CreateVolume hands to the node, spelled as upstream
  * so PVs created by either driver stage the same way.
  */
 public final class VolumeContextKeys {
@@ -16,8 +16,6 @@ public final class VolumeContextKeys {
   public static final String EXT4_BIG_ALLOC = "ext4bigalloc";
   public static final String EXT4_CLUSTER_SIZE = "ext4clustersize";
   public static final String EXT4_ENCRYPTION_SUPPORT = "ext4encryptionsupport";
-  /** publish_context key with the device name the controller attached the volume as. */
-  public static final String DEVICE_PATH = "devicePath";
 
   /** The mkfs options, in the order they are validated. */
   public static final List<String> FORMAT_OPTIONS = List.of(BLOCK_SIZE, INODE_SIZE, BYTES_PER_INODE,

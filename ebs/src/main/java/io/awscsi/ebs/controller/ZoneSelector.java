@@ -1,5 +1,9 @@
 package io.awscsi.ebs.controller;
 
+import static io.awscsi.aws.metadata.NodeTopology.EBS_ZONE_KEY;
+import static io.awscsi.aws.metadata.NodeTopology.WELL_KNOWN_ZONE_KEY;
+import static io.awscsi.aws.metadata.NodeTopology.ZONE_ID_KEY;
+
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.TopologyRequirement;
 import io.awscsi.ebs.cloud.Zone;
@@ -20,12 +24,6 @@ import java.util.stream.Collectors;
  */
 final class ZoneSelector {
 
-  /** The key reported in accessible_topology (upstream reports only this one). */
-  static final String ZONE_KEY = "topology.kubernetes.io/zone";
-  /** The driver's own zone key, accepted as upstream accepts it. */
-  static final String EBS_ZONE_KEY = "topology.ebs.csi.aws.com/zone";
-  /** A zone id (use1-az1), translated to its zone through the region's zones. */
-  static final String ZONE_ID_KEY = "topology.k8s.aws/zone-id";
 
   /** What one segment says about the zone: nothing (any zone), a zone of the region, or a zone the region lacks. */
   private sealed interface Constraint {
@@ -93,11 +91,11 @@ final class ZoneSelector {
   }
 
   private static Constraint constraint(Map<String, String> segment, String field, List<Zone> zones) {
-    String name = value(segment, ZONE_KEY, field);
+    String name = value(segment, WELL_KNOWN_ZONE_KEY, field);
     String other = value(segment, EBS_ZONE_KEY, field);
     String id = value(segment, ZONE_ID_KEY, field);
     if (name != null && other != null && !name.equals(other)) {
-      throw DriverException.invalidArgument(field, "names two zones: " + ZONE_KEY + "=" + name + " and "
+      throw DriverException.invalidArgument(field, "names two zones: " + WELL_KNOWN_ZONE_KEY + "=" + name + " and "
           + EBS_ZONE_KEY + "=" + other);
     }
     if (name == null) {
@@ -143,6 +141,6 @@ final class ZoneSelector {
 
   /** The topology a volume in {@code zone} is accessible from; none when EC2 did not say ("" zone). */
   static List<Map<String, String>> accessibleTopology(String zone) {
-    return zone == null || zone.isEmpty() ? List.of() : List.of(Map.of(ZONE_KEY, zone));
+    return zone == null || zone.isEmpty() ? List.of() : List.of(Map.of(WELL_KNOWN_ZONE_KEY, zone));
   }
 }

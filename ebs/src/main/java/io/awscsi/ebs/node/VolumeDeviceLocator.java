@@ -1,5 +1,7 @@
 package io.awscsi.ebs.node;
 
+import static io.awscsi.ebs.volume.PublishContextKeys.DEVICE_PATH;
+
 import io.awscsi.core.errors.DriverException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,8 +43,6 @@ public final class VolumeDeviceLocator {
   private static final Logger LOG = LogManager.getLogger(VolumeDeviceLocator.class);
   /** Prefix of the by-id links that udev's EBS rule creates. */
   public static final String BY_ID_PREFIX = "nvme-Amazon_Elastic_Block_Store_";
-  /** Publish-context key set by ControllerPublishVolume. */
-  public static final String DEVICE_PATH_KEY = "devicePath";
 
   /**
    * The volume attribute (upstream's {@code partition}) naming the partition of the volume to stage or publish
@@ -103,7 +103,7 @@ public final class VolumeDeviceLocator {
    * @throws DriverException Unavailable when no device of this volume appeared in time (the caller retries)
    */
   public Path locate(String volumeId, Map<String, String> publishContext) {
-    var devicePath = devicePath(publishContext.getOrDefault(DEVICE_PATH_KEY, ""));
+    var devicePath = devicePath(publishContext.getOrDefault(DEVICE_PATH, ""));
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       var searched = new ArrayList<String>();
@@ -185,21 +185,21 @@ public final class VolumeDeviceLocator {
       return Optional.empty();
     }
     if (value.length() > 256 || value.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
-      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
-          + DEVICE_PATH_KEY + " must be a device path such as /dev/xvdba (printable, at most 256 characters)");
+      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH, "publish_context."
+          + DEVICE_PATH + " must be a device path such as /dev/xvdba (printable, at most 256 characters)");
     }
     Path path;
     try {
       path = Path.of(value);
     } catch (InvalidPathException e) {
-      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
-          + DEVICE_PATH_KEY + " is not a path");
+      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH, "publish_context."
+          + DEVICE_PATH + " is not a path");
     }
     boolean inside = (path.startsWith(devDirectory) && !path.equals(devDirectory))
         || (path.startsWith(byIdDirectory) && !path.equals(byIdDirectory));
     if (!path.isAbsolute() || !path.normalize().equals(path) || !inside) {
-      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH_KEY, "publish_context."
-          + DEVICE_PATH_KEY + " " + value + " is not a device path inside " + devDirectory + " (or the by-id links "
+      throw DriverException.invalidArgument("publish_context." + DEVICE_PATH, "publish_context."
+          + DEVICE_PATH + " " + value + " is not a device path inside " + devDirectory + " (or the by-id links "
           + byIdDirectory + ") such as " + devDirectory.resolve("xvdba"));
     }
     return Optional.of(path);

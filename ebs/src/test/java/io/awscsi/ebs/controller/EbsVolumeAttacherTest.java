@@ -11,6 +11,7 @@ import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.Ec2Action;
 import io.awscsi.ebs.cloud.InMemoryEbsCloud;
+import io.awscsi.ebs.volume.PublishContextKeys;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -33,7 +34,7 @@ class EbsVolumeAttacherTest {
     String node = cloud.runInstance(InMemoryController.ZONE);
 
     Map<String, String> context = attacher.publish(publish(vol, node, Requests.MOUNT));
-    assertThat(context).containsExactly(Map.entry(VolumeContextKeys.DEVICE_PATH, "/dev/xvdaa"));
+    assertThat(context).containsExactly(Map.entry(PublishContextKeys.DEVICE_PATH, "/dev/xvdaa"));
     assertThat(cloud.peek(vol).orElseThrow().attachmentTo(node)).map(Attachment::state)
         .contains(Attachment.State.ATTACHED);
     assertThat(attacher.publish(publish(vol, node, Requests.MOUNT))).isEqualTo(context);
@@ -106,7 +107,7 @@ class EbsVolumeAttacherTest {
     assertError(() -> attacher.publish(publish(vol, node, Requests.MOUNT)), kind, part);
     assertThat(cloud.peek(vol).orElseThrow().attachments()).isEmpty();
     // Nothing is left reserved: the retry attaches.
-    assertThat(attacher.publish(publish(vol, node, Requests.MOUNT))).containsKey(VolumeContextKeys.DEVICE_PATH);
+    assertThat(attacher.publish(publish(vol, node, Requests.MOUNT))).containsKey(PublishContextKeys.DEVICE_PATH);
   }
 
   @Test

@@ -5,6 +5,7 @@ import static io.awscsi.ebs.controller.Requests.assertError;
 import static io.awscsi.ebs.controller.Requests.volume;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.CapacityRange;
@@ -36,7 +37,7 @@ class EbsVolumeProvisionerTest {
         "csi.storage.k8s.io/pvc/namespace", "shop", "csi.storage.k8s.io/pv/name", "pvc-1"));
 
     assertThat(v.capacityBytes()).isEqualTo(7 * GIB);
-    assertThat(v.accessibleTopology()).containsExactly(Map.of(ZoneSelector.ZONE_KEY, InMemoryController.ZONE));
+    assertThat(v.accessibleTopology()).containsExactly(Map.of(NodeTopology.WELL_KNOWN_ZONE_KEY, InMemoryController.ZONE));
     Disk disk = cloud.peek(v.volumeId()).orElseThrow();
     assertThat(disk.state()).isEqualTo(Disk.State.AVAILABLE);
     assertThat(disk.volumeType()).isEqualTo("gp3");
@@ -99,13 +100,13 @@ class EbsVolumeProvisionerTest {
   void theZoneComesFromTheAccessibilityRequirements(String why, List<String> requisite, List<String> preferred,
       String expected) {
     TopologyRequirement topology = new TopologyRequirement(
-        requisite.stream().map(z -> Map.of(ZoneSelector.ZONE_KEY, z)).toList(),
-        preferred.stream().map(z -> Map.of(ZoneSelector.ZONE_KEY, z)).toList());
+        requisite.stream().map(z -> Map.of(NodeTopology.WELL_KNOWN_ZONE_KEY, z)).toList(),
+        preferred.stream().map(z -> Map.of(NodeTopology.WELL_KNOWN_ZONE_KEY, z)).toList());
     Volume v = controller.provider.provisioner().createVolume(new VolumeRequest("pvc-zone", new CapacityRange(GIB, 0),
         List.of(Requests.MOUNT), Map.of(), Map.of(), Map.of(), new VolumeSource.Empty(), topology));
 
     assertThat(cloud.peek(v.volumeId()).orElseThrow().zone()).isEqualTo(expected);
-    assertThat(v.accessibleTopology()).containsExactly(Map.of(ZoneSelector.ZONE_KEY, expected));
+    assertThat(v.accessibleTopology()).containsExactly(Map.of(NodeTopology.WELL_KNOWN_ZONE_KEY, expected));
   }
 
   static Stream<Arguments> fromSnapshot() {

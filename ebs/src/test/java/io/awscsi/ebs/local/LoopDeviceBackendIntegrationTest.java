@@ -9,6 +9,7 @@ import io.awscsi.core.host.HostTool;
 import io.awscsi.core.host.LoopDevices;
 import io.awscsi.core.host.ScratchDisks;
 import io.awscsi.ebs.node.VolumeDeviceLocator;
+import io.awscsi.ebs.volume.PublishContextKeys;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ class LoopDeviceBackendIntegrationTest {
       assertThat(Long.parseLong(allocatedBlocks)).as("sparse: 512-byte blocks allocated").isLessThan(64);
       var locator = backend.locator(Duration.ofMillis(200));
       assertThat(locator.locate(VOLUME, Map.of())).isEqualTo(device.toRealPath());
-      assertThat(locator.locate(VOLUME, Map.of(VolumeDeviceLocator.DEVICE_PATH_KEY, link.toString())))
+      assertThat(locator.locate(VOLUME, Map.of(PublishContextKeys.DEVICE_PATH, link.toString())))
           .isEqualTo(device.toRealPath());
       assertThat(backend.attached(VOLUME, 64 * MIB)).as("attaching twice is the same attachment").isEqualTo(link);
       assertThat(backend.device(VOLUME)).contains(device);

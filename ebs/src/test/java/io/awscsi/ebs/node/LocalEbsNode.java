@@ -12,6 +12,7 @@ import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.StageRequest;
 import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.ebs.volume.PublishContextKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -94,7 +95,7 @@ public final class LocalEbsNode implements AutoCloseable {
   /** Attaches the volume (as the controller's attachment would) and returns the publish context it yields. */
   public Map<String, String> attach(String volumeId, long sizeBytes) {
     var link = backend.attached(volumeId, sizeBytes);
-    return Map.of(VolumeDeviceLocator.DEVICE_PATH_KEY, link.toString());
+    return Map.of(PublishContextKeys.DEVICE_PATH, link.toString());
   }
 
   public void stage(String volumeId, Map<String, String> publishContext, VolumeCapability capability,

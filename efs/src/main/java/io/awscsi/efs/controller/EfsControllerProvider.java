@@ -1,6 +1,5 @@
 package io.awscsi.efs.controller;
 
-import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;

@@ -1,5 +1,6 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.Volume;
@@ -30,7 +31,6 @@ import org.apache.logging.log4j.Logger;
 public final class EfsVolumeProvisioner implements VolumeProvisioner {
 
   private static final Logger LOG = LogManager.getLogger(EfsVolumeProvisioner.class);
-  static final String ZONE_TOPOLOGY_KEY = "topology.kubernetes.io/zone";
 
   private final EfsControllerOptions options;
   private final EfsCloudFactory clouds;
@@ -197,7 +197,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     }
     try {
       FileSystem fs = cloud.describeFileSystem(parameters.fileSystemId());
-      return fs.oneZone() ? List.of(Map.of(ZONE_TOPOLOGY_KEY, fs.availabilityZone())) : List.of();
+      return fs.oneZone() ? List.of(Map.of(NodeTopology.WELL_KNOWN_ZONE_KEY, fs.availabilityZone())) : List.of();
     } catch (EfsCloudException e) {
       throw CloudFailures.toDriver(e, "describing file system " + parameters.fileSystemId());
     }

@@ -1,10 +1,9 @@
 package io.awscsi.efs.controller;
 
-import io.awscsi.aws.k8s.KubernetesValueReader;
-import io.awscsi.aws.k8s.KubernetesValueReader.Kind;
-import io.awscsi.aws.k8s.KubernetesValueReader.Result;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
+import io.awscsi.efs.controller.KubernetesValueReader.Kind;
+import io.awscsi.efs.controller.KubernetesValueReader.Result;
 import io.awscsi.efs.volume.EfsIds;
 import java.time.Duration;
 import java.util.regex.Pattern;

@@ -1,5 +1,6 @@
 package io.awscsi.efs.node;
 
+import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.core.host.CommandRunner;
 import io.awscsi.core.host.FsStats;
 import io.awscsi.core.host.Mounter;
@@ -26,8 +27,6 @@ import java.util.Optional;
  * what the launcher read from instance metadata (instance id, zone).
  */
 public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
-
-  static final String ZONE_TOPOLOGY_KEY = "topology.kubernetes.io/zone";
 
   private final NodeInfo nodeInfo;
   private final EfsVolumePublisher publisher;
@@ -71,7 +70,7 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
             options.volMetricsFsRateLimit(), Clock.systemUTC())
         : null;
     EfsVolumePublisher publisher = new EfsVolumePublisher(backend, mounter, options.maxInflightMountCalls(),
-        nodeInfo.accessibleTopology().getOrDefault(ZONE_TOPOLOGY_KEY, ""),
+        nodeInfo.accessibleTopology().getOrDefault(NodeTopology.WELL_KNOWN_ZONE_KEY, ""),
         options.forceUnmountAfterTimeout() ? options.unmountTimeout() : null,
         stats == null ? target -> { } : stats::forget);
     return new EfsNodeProvider(nodeInfo, publisher, stats, backend, efsUtils);

@@ -3,7 +3,6 @@ package io.awscsi.efs.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.awscsi.aws.k8s.KubernetesValueReader;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.LinuxMounter;

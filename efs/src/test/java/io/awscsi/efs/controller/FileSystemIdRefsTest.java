@@ -2,7 +2,7 @@ package io.awscsi.efs.controller;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.awscsi.aws.k8s.KubernetesValueReader.Result;
+import io.awscsi.efs.controller.KubernetesValueReader.Result;
 import org.junit.jupiter.api.Test;
 
 class FileSystemIdRefsTest {

@@ -1,4 +1,4 @@
-package io.awscsi.aws.limits;
+package io.awscsi.ebs.limits;
 
 import io.awscsi.aws.metadata.InstanceMetadata;
 import java.util.Objects;

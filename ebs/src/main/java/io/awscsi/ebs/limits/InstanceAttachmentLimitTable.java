@@ -1,4 +1,4 @@
-package io.awscsi.aws.limits;
+package io.awscsi.ebs.limits;
 
 import java.io.IOException;
 import java.io.InputStream;

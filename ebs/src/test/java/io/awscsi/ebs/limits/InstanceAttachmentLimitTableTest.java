@@ -1,4 +1,4 @@
-package io.awscsi.aws.limits;
+package io.awscsi.ebs.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.efs.controller;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;

@@ -1,4 +1,4 @@
-package io.awscsi.aws.limits;
+package io.awscsi.ebs.limits;
 
 /**
  * How many EBS volumes an instance type can attach, before subtracting the root volume and other attachments.

@@ -1,4 +1,4 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.launcher.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.launcher.kube;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;

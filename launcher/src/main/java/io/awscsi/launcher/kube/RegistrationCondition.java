@@ -1,4 +1,4 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.launcher.kube;
 
 /** When the driver counts as registered on its node, judged from the node's CSINode object. */
 public enum RegistrationCondition {

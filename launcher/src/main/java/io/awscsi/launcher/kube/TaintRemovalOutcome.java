@@ -1,4 +1,4 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.launcher.kube;
 
 /** How the startup taint removal ended. */
 public sealed interface TaintRemovalOutcome {

@@ -1,4 +1,4 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.launcher.kube;
 
 import io.awscsi.aws.Environment;
 import io.awscsi.aws.metadata.KubernetesMetadataSource;

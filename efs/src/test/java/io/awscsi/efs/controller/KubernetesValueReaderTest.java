@@ -1,10 +1,10 @@
-package io.awscsi.aws.k8s;
+package io.awscsi.efs.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.awscsi.aws.k8s.KubernetesValueReader.Kind;
-import io.awscsi.aws.k8s.KubernetesValueReader.Result;
 import io.awscsi.aws.testing.KubernetesMockApi;
+import io.awscsi.efs.controller.KubernetesValueReader.Kind;
+import io.awscsi.efs.controller.KubernetesValueReader.Result;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;

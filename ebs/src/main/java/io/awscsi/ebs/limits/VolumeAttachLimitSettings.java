@@ -1,4 +1,4 @@
-package io.awscsi.aws.limits;
+package io.awscsi.ebs.limits;
 
 /**
  * The node flags {@code --volume-attach-limit} and {@code --reserved-volume-attachments}; -1 means "not set", as
