@@ -28,7 +28,11 @@ class RetryAndRateLimitTest {
 
   /** The runner as {@link SdkEbsCloud} builds it: EC2's mapping and upstream's metric names. */
   private AwsCallRunner runner(MetricsRegistry metrics) {
-    return new AwsCallRunner("EC2", Ec2ErrorCodes.MAPPING, AwsRateLimits.DEFAULT, policy, AwsCallMetrics.EC2,
+    return runner(metrics, policy);
+  }
+
+  private static AwsCallRunner runner(MetricsRegistry metrics, AwsRetryPolicy retries) {
+    return new AwsCallRunner("EC2", Ec2ErrorCodes.MAPPING, AwsRateLimits.DEFAULT, retries, AwsCallMetrics.EC2,
         metrics, new Reachability("EC2"));
   }
 
@@ -111,8 +115,10 @@ class RetryAndRateLimitTest {
 
   @Test
   void aCallWithoutAnyConnectionNamesTheApi() {
-    AwsCallRunner calls = runner(new MetricsRegistry());
-    assertThatThrownBy(() -> calls.run(Ec2Action.DESCRIBE_VOLUMES, CallDeadline.after(Duration.ofMillis(400)), o -> {
+    // One attempt: with retries the failure would repeat until the deadline and end as DeadlinePassed.
+    AwsCallRunner calls = runner(new MetricsRegistry(), new AwsRetryPolicy(Duration.ofMillis(1), Duration.ofMillis(1),
+        1));
+    assertThatThrownBy(() -> calls.run(Ec2Action.DESCRIBE_VOLUMES, CallDeadline.after(Duration.ofSeconds(5)), o -> {
       throw software.amazon.awssdk.core.exception.SdkClientException.create("Connection refused");
     })).isInstanceOfSatisfying(AwsCallException.class, e -> {
       assertThat(e.error()).isInstanceOf(AwsCallError.Unavailable.class);
