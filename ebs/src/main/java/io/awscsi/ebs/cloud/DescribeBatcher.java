@@ -1,5 +1,8 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -189,8 +192,8 @@ public final class DescribeBatcher<K, V> {
         }
         answers.get(key).complete(Optional.ofNullable(value));
       }
-    } catch (CloudException e) {
-      if (!(e.error() instanceof CloudError.NotFound)) {
+    } catch (AwsCallException e) {
+      if (!(e.error() instanceof AwsCallError.NotFound)) {
         keys.forEach(k -> answers.get(k).completeExceptionally(e));
       } else if (keys.size() == 1) {
         K bad = keys.getFirst();
@@ -232,8 +235,8 @@ public final class DescribeBatcher<K, V> {
         likelyBadUntil.remove(key);
       }
       return Optional.ofNullable(value);
-    } catch (CloudException e) {
-      if (e.error() instanceof CloudError.NotFound) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.NotFound) {
         return Optional.empty();
       }
       throw e;
@@ -244,17 +247,17 @@ public final class DescribeBatcher<K, V> {
     try {
       return answer.get(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new CloudException(new CloudError.DeadlinePassed(name + " lookup of " + key
+      throw new AwsCallException(new AwsCallError.DeadlinePassed(name + " lookup of " + key
           + ": EC2 did not answer the batched call before the call's deadline"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new CloudException(new CloudError.Interrupted(name + " lookup of " + key + ": interrupted"));
+      throw new AwsCallException(new AwsCallError.Interrupted(name + " lookup of " + key + ": interrupted"));
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof CloudException ce) {
-        throw new CloudException(ce.error(), null, ce);
+      if (e.getCause() instanceof AwsCallException ce) {
+        throw new AwsCallException(ce.operation(), ce.error(), null, ce);
       }
-      throw new CloudException(new CloudError.Other("BatchFailed", name + " lookup of " + key + " failed: "
-          + e.getCause()), null, e.getCause());
+      throw new AwsCallException(null, new AwsCallError.Unexpected("BatchFailed", name + " lookup of " + key
+          + " failed: " + e.getCause()), null, e.getCause());
     }
   }
 }

@@ -1,5 +1,8 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.provider.Reachability;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +13,7 @@ import java.util.Set;
  * What the EBS controller asks of EC2, in the driver's own records (no SDK type crosses it): volumes, attachments,
  * instances, modifications, tags, snapshots and the region's zones. {@link SdkEbsCloud} is EC2 itself; the tests
  * drive the controller's handlers through an in-memory one. Every call is bounded by the caller's
- * {@link CallDeadline} and fails with a {@link CloudException} carrying a {@link CloudError}.
+ * {@link CallDeadline} and fails with a {@link AwsCallException} carrying a {@link AwsCallError}.
  */
 public interface EbsCloud {
 

@@ -1,10 +1,12 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.call.AwsAction;
+
 /**
  * The EC2 API actions the driver calls. EC2 throttles each action with its own token bucket, larger for the
  * non-mutating Describe actions than for the mutating ones, so limits and retries are kept per action.
  */
-public enum Ec2Action {
+public enum Ec2Action implements AwsAction {
   CREATE_VOLUME("CreateVolume", true),
   COPY_VOLUMES("CopyVolumes", true),
   DELETE_VOLUME("DeleteVolume", true),
@@ -32,10 +34,12 @@ public enum Ec2Action {
   }
 
   /** The action's name as EC2 and the upstream metrics spell it (e.g. {@code AttachVolume}). */
+  @Override
   public String apiName() {
     return apiName;
   }
 
+  @Override
   public boolean mutating() {
     return mutating;
   }

@@ -1,5 +1,8 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsErrorMapping;
 import java.util.Locale;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -7,8 +10,14 @@ import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 
-/** The one place where EC2 error codes (and SDK failures) become {@link CloudError}s. */
-public final class Ec2ErrorCodes {
+/**
+ * The one place where EC2 error codes (and SDK failures) become {@link AwsCallError}s: EC2's mapping for the shared
+ * {@link io.awscsi.aws.call.AwsCallRunner}.
+ */
+public final class Ec2ErrorCodes implements AwsErrorMapping {
+
+  /** The mapping the EC2 call runner uses. */
+  static final Ec2ErrorCodes MAPPING = new Ec2ErrorCodes();
 
   /** The SDK's throttling codes plus EC2's own: all answered by backing off. */
   static final Set<String> THROTTLING = Set.of("RequestLimitExceeded", "Throttling", "ThrottlingException",
@@ -37,78 +46,106 @@ public final class Ec2ErrorCodes {
   private Ec2ErrorCodes() {}
 
   /** Classifies anything the SDK threw. */
-  public static CloudError classify(Throwable failure) {
+  public static AwsCallError classify(Throwable failure) {
     return switch (failure) {
-      case CloudException e -> e.error();
+      case AwsCallException e -> e.error();
       case AwsServiceException e -> classify(code(e), message(e), e.statusCode());
-      case ApiCallTimeoutException e -> new CloudError.DeadlinePassed("EC2 call timed out at the caller's deadline: "
+      case ApiCallTimeoutException e -> new AwsCallError.DeadlinePassed("EC2 call timed out at the caller's deadline: "
           + e.getMessage());
-      case SdkClientException e -> new CloudError.ServiceUnavailable("ClientError",
+      case SdkClientException e -> new AwsCallError.Unavailable("ClientError",
           "could not reach EC2: " + e.getMessage());
-      case SdkException e -> new CloudError.ServiceUnavailable("SdkError", e.getMessage());
-      default -> new CloudError.Other(failure.getClass().getSimpleName(), String.valueOf(failure.getMessage()));
+      case SdkException e -> new AwsCallError.Unavailable("SdkError", e.getMessage());
+      default -> new AwsCallError.Unexpected(failure.getClass().getSimpleName(), String.valueOf(failure.getMessage()));
     };
   }
 
-  /**
-   * Whether a failure means EC2 did not answer (unreachable, server fault, no answer in time) or refused the
-   * driver's credentials: what readiness reports. Every other error is an answer.
-   */
-  static boolean unanswered(CloudError error) {
-    return error instanceof CloudError.ServiceUnavailable || error instanceof CloudError.DeadlinePassed
-        || error instanceof CloudError.AccessDenied;
+  /** Classifies a failed request of {@code api}; a failure without any connection names the API. */
+  @Override
+  public AwsCallError classify(String api, String resourceId, RuntimeException failure) {
+    AwsCallError error = classify(failure);
+    return error instanceof AwsCallError.Unavailable e && e.code().equals("ClientError")
+        ? new AwsCallError.Unavailable(e.code(), "EC2 " + api + " got no answer: " + e.message()) : error;
+  }
+
+  /** The code label of upstream's error counter. */
+  @Override
+  public String metricCode(AwsCallError error, RuntimeException failure) {
+    return switch (error) {
+      case AwsCallError.NotFound e -> e.message().contains(":")
+          ? e.message().substring(0, e.message().indexOf(':')) : "NotFound";
+      case AwsCallError.InvalidRequest e -> e.code();
+      case AwsCallError.VolumeInUse e -> e.code();
+      case AwsCallError.LimitExceeded e -> e.code();
+      case AwsCallError.SnapshotInUse e -> e.code();
+      case AwsCallError.Throttled e -> e.code();
+      case AwsCallError.Unavailable e -> e.code();
+      case AwsCallError.AccessDenied e -> e.code();
+      case AwsCallError.Unexpected e -> e.code();
+      case AwsCallError.IdempotentParameterMismatch e -> "IdempotentParameterMismatch";
+      case AwsCallError.DeviceNameInUse e -> "InvalidParameterValue";
+      case AwsCallError.AttachmentLimitExceeded e -> "AttachmentLimitExceeded";
+      case AwsCallError.ModificationInProgress e -> "IncorrectModificationState";
+      case AwsCallError.ModificationRateExceeded e -> "VolumeModificationRateExceeded";
+      case AwsCallError.DryRunSucceeded e -> "DryRunOperation";
+      case AwsCallError.DeadlinePassed e -> "DeadlineExceeded";
+      case AwsCallError.Interrupted e -> "Interrupted";
+      // EFS's own meanings: EC2's mapping never builds them.
+      case AwsCallError.AccessPointAlreadyExists e -> "AccessPointAlreadyExists";
+      case AwsCallError.AccessPointLimitExceeded e -> "AccessPointLimitExceeded";
+      case AwsCallError.IncorrectState e -> "IncorrectState";
+    };
   }
 
   /** Classifies an EC2 error code with its message and HTTP status. */
-  public static CloudError classify(String code, String message, int httpStatus) {
+  public static AwsCallError classify(String code, String message, int httpStatus) {
     String text = code + ": " + message;
     if (THROTTLING.contains(code) || httpStatus == 429) {
-      return new CloudError.Throttled(code, text);
+      return new AwsCallError.Throttled(code, text);
     }
     if (code.equals("DryRunOperation")) {
-      return new CloudError.DryRunSucceeded(text);
+      return new AwsCallError.DryRunSucceeded(text);
     }
     if (code.equals("IdempotentParameterMismatch")) {
-      return new CloudError.IdempotentParameterMismatch(text);
+      return new AwsCallError.IdempotentParameterMismatch(text);
     }
     if (code.equals("AttachmentLimitExceeded")) {
-      return new CloudError.AttachmentLimitExceeded(text);
+      return new AwsCallError.AttachmentLimitExceeded(text);
     }
     if (code.equals("IncorrectModificationState")) {
-      return new CloudError.ModificationInProgress(text);
+      return new AwsCallError.ModificationInProgress(text);
     }
     if (code.equals("VolumeModificationRateExceeded")) {
-      return new CloudError.ModificationRateExceeded(text);
+      return new AwsCallError.ModificationRateExceeded(text);
     }
     if (code.equals("VolumeInUse") || code.equals("IncorrectState")) {
-      return new CloudError.VolumeInUse(code, text);
+      return new AwsCallError.VolumeInUse(code, text);
     }
     if (code.equals("InvalidSnapshot.InUse") || code.startsWith("SnapshotLocked")) {
-      return new CloudError.SnapshotInUse(code, text);
+      return new AwsCallError.SnapshotInUse(code, text);
     }
     if (code.equals("InvalidParameterValue") && message.toLowerCase(Locale.ROOT).contains("already in use")) {
-      return new CloudError.DeviceNameInUse(text);
+      return new AwsCallError.DeviceNameInUse(text);
     }
     if (INVALID.contains(code)) {
-      return new CloudError.InvalidParameter(code, text);
+      return new AwsCallError.InvalidRequest(code, text);
     }
     if (code.endsWith(".NotFound") || code.endsWith(".Malformed") || code.equals("InvalidID")) {
-      return new CloudError.NotFound(resource(code), text);
+      return new AwsCallError.NotFound(resource(code), "", text);
     }
     if (code.equals("IncorrectInstanceState")) {
       // An instance that is terminated or shutting down takes no volume: to a CSI caller the node is gone.
-      return new CloudError.NotFound("instance", text);
+      return new AwsCallError.NotFound("instance", "", text);
     }
     if (LIMITS.contains(code)) {
-      return new CloudError.LimitExceeded(code, text);
+      return new AwsCallError.LimitExceeded(code, text);
     }
     if (ACCESS.contains(code) || httpStatus == 401 || httpStatus == 403) {
-      return new CloudError.AccessDenied(code, text);
+      return new AwsCallError.AccessDenied(code, text);
     }
     if (SERVER_FAULTS.contains(code) || httpStatus >= 500) {
-      return new CloudError.ServiceUnavailable(code, text);
+      return new AwsCallError.Unavailable(code, text);
     }
-    return new CloudError.Other(code, text);
+    return new AwsCallError.Unexpected(code, text);
   }
 
   private static String resource(String code) {

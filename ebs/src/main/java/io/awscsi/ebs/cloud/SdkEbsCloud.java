@@ -1,5 +1,12 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsCallMetrics;
+import io.awscsi.aws.call.AwsCallRunner;
+import io.awscsi.aws.call.AwsRateLimits;
+import io.awscsi.aws.call.AwsRetryPolicy;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
 import java.time.Duration;
@@ -36,14 +43,15 @@ import software.amazon.awssdk.services.ec2.model.VolumeAttachment;
 /**
  * The {@link EbsCloud} on EC2 through the SDK: records in, records out, no SDK type crosses it. Lookups of volumes,
  * instances, snapshots and modifications are batched across concurrent operations; every request goes through
- * {@link Ec2Calls} (per-action rate limit, retries, metrics) and is bounded by the caller's {@link CallDeadline}.
+ * the shared {@link AwsCallRunner} (per-action rate limit, retries, metrics, readiness) with EC2's error mapping
+ * ({@link Ec2ErrorCodes}) and is bounded by the caller's {@link CallDeadline}.
  */
 public final class SdkEbsCloud implements EbsCloud {
 
   private static final int TAG_PAGE = 500;
 
   private final Ec2Client ec2;
-  private final Ec2Calls calls;
+  private final AwsCallRunner calls;
   private final DescribeBatcher<String, Disk> volumesById;
   private final DescribeBatcher<String, List<Disk>> volumesByName;
   private final DescribeBatcher<String, Ec2Instance> instancesById;
@@ -56,10 +64,11 @@ public final class SdkEbsCloud implements EbsCloud {
   private volatile CachedZones zones;
   private final Reachability reachability = new Reachability("EC2");
 
-  public SdkEbsCloud(Ec2Client ec2, DescribeBatching batching, Ec2RateLimits limits, Ec2RetryPolicy retryPolicy,
+  public SdkEbsCloud(Ec2Client ec2, DescribeBatching batching, AwsRateLimits limits, AwsRetryPolicy retryPolicy,
       MetricsRegistry metrics) {
     this.ec2 = ec2;
-    this.calls = new Ec2Calls(limits, retryPolicy, metrics, reachability);
+    this.calls = new AwsCallRunner("EC2", Ec2ErrorCodes.MAPPING, limits, retryPolicy, AwsCallMetrics.EC2, metrics,
+        reachability);
     Duration delay = batching.delay();
     volumesById = new DescribeBatcher<>("DescribeVolumes by id", batching.entries(DescribeBatching.VOLUMES), delay,
         this::describeVolumesById);
@@ -99,7 +108,7 @@ public final class SdkEbsCloud implements EbsCloud {
         }
       }));
       if (!response.hasVolumes() || response.volumes().isEmpty()) {
-        throw new CloudException(new CloudError.Other("EmptyResponse",
+        throw new AwsCallException(new AwsCallError.Unexpected("EmptyResponse",
             "CopyVolumes of " + spec.sourceVolumeId() + " answered without a volume"));
       }
       return disk(response.volumes().getFirst());
@@ -292,7 +301,7 @@ public final class SdkEbsCloud implements EbsCloud {
           .flatMap(u -> u.fastSnapshotRestoreStateErrors().stream())
           .map(e -> e.availabilityZone() + ": " + e.error().message())
           .collect(Collectors.joining("; "));
-      throw new CloudException(new CloudError.InvalidParameter("FastSnapshotRestoreFailed",
+      throw new AwsCallException(new AwsCallError.InvalidRequest("FastSnapshotRestoreFailed",
           "EnableFastSnapshotRestores for " + snapshotId + " failed: " + why));
     }
   }

@@ -1,9 +1,9 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
-import io.awscsi.ebs.cloud.CallDeadline;
 import java.time.Duration;
 
 /**

@@ -1,9 +1,9 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsRateLimits;
+import io.awscsi.aws.call.AwsRetryPolicy;
 import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.ebs.cloud.DescribeBatching;
-import io.awscsi.ebs.cloud.Ec2RateLimits;
-import io.awscsi.ebs.cloud.Ec2RetryPolicy;
 import java.time.Duration;
 import java.util.Map;
 
@@ -29,8 +29,8 @@ public record EbsControllerOptions(
     boolean warnOnInvalidTag,
     Duration modifyVolumeRequestHandlerTimeout,
     DescribeBatching batching,
-    Ec2RateLimits rateLimits,
-    Ec2RetryPolicy retryPolicy,
+    AwsRateLimits rateLimits,
+    AwsRetryPolicy retryPolicy,
     Duration stuckAttachingTimeout,
     Duration defaultCallTimeout) {
 
@@ -60,7 +60,7 @@ public record EbsControllerOptions(
   /** Upstream's defaults for {@code region}. */
   public static EbsControllerOptions defaults(String region) {
     return new EbsControllerOptions(region, Map.of(), "", false, Duration.ofSeconds(2), DescribeBatching.DEFAULT,
-        Ec2RateLimits.DEFAULT, Ec2RetryPolicy.DEFAULT, Duration.ofSeconds(90), Duration.ofMinutes(2));
+        AwsRateLimits.DEFAULT, AwsRetryPolicy.EC2_DEFAULT, Duration.ofSeconds(90), Duration.ofMinutes(2));
   }
 
   public EbsControllerOptions withExtraTags(Map<String, String> tags) {
@@ -85,7 +85,7 @@ public record EbsControllerOptions(
         modifyVolumeRequestHandlerTimeout, value, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
   }
 
-  public EbsControllerOptions withRateLimits(Ec2RateLimits value) {
+  public EbsControllerOptions withRateLimits(AwsRateLimits value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, warnOnInvalidTag,
         modifyVolumeRequestHandlerTimeout, batching, value, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
   }

@@ -1,5 +1,7 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.IdSyntax;
@@ -10,10 +12,7 @@ import io.awscsi.core.provider.VolumeExpander;
 import io.awscsi.core.provider.VolumeLister;
 import io.awscsi.core.provider.VolumeModifier;
 import io.awscsi.core.provider.VolumeProvisioner;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.EbsCloud;
-import io.awscsi.ebs.cloud.SdkEbsCloud;
 import io.awscsi.ebs.cloud.SdkEbsCloud;
 import io.awscsi.ebs.volume.EbsIds;
 import java.time.Duration;
@@ -79,7 +78,7 @@ public final class EbsControllerProvider implements ControllerProvider {
     Thread.ofVirtual().name("ebs-zones").start(() -> {
       try {
         ec2.availabilityZones(CallDeadline.after(ZONE_LOOKUP_TIMEOUT));
-      } catch (CloudException e) {
+      } catch (AwsCallException e) {
         LOG.warn("EC2 DescribeAvailabilityZones at start failed: {}; CreateVolume will ask again", e.getMessage());
       }
     });

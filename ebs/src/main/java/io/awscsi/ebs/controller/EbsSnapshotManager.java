@@ -1,5 +1,8 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.Page;
@@ -7,9 +10,6 @@ import io.awscsi.core.provider.Snapshot;
 import io.awscsi.core.provider.SnapshotManager;
 import io.awscsi.core.provider.SnapshotQuery;
 import io.awscsi.core.provider.SnapshotRequest;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudError;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.DiskSnapshot;
 import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.ListChunk;
@@ -79,8 +79,8 @@ final class EbsSnapshotManager implements SnapshotManager {
       try {
         created = ec2.createSnapshot(volumeId, "Created by the EBS CSI driver for volume " + volumeId,
             parameters.outpostArn(), snapshotTags, deadline);
-      } catch (CloudException e) {
-        if (e.error() instanceof CloudError.NotFound nf) {
+      } catch (AwsCallException e) {
+        if (e.error() instanceof AwsCallError.NotFound nf) {
           throw DriverException.notFound("source volume " + volumeId + " of snapshot " + name + " does not exist: "
               + nf.message());
         }
@@ -96,7 +96,7 @@ final class EbsSnapshotManager implements SnapshotManager {
             () -> ec2.lockSnapshot(created.snapshotId(), parameters.lock(), deadline));
       }
       return snapshot(created);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "CreateSnapshot " + name + " of " + volumeId);
     }
   }
@@ -105,12 +105,12 @@ final class EbsSnapshotManager implements SnapshotManager {
   private void afterCreation(DiskSnapshot created, String step, CallDeadline deadline, Runnable action) {
     try {
       action.run();
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       LOG.warn("CreateSnapshot: could not {} for {}: {}; deleting the snapshot", step, created.snapshotId(),
           e.getMessage());
       try {
         ec2.deleteSnapshot(created.snapshotId(), deadline);
-      } catch (CloudException cleanup) {
+      } catch (AwsCallException cleanup) {
         LOG.warn("CreateSnapshot: deleting {} after the failure failed too: {}", created.snapshotId(),
             cleanup.getMessage());
       }
@@ -125,8 +125,8 @@ final class EbsSnapshotManager implements SnapshotManager {
     try {
       ec2.deleteSnapshot(snapshotId, deadline);
       LOG.info("DeleteSnapshot: deleted {}", snapshotId);
-    } catch (CloudException e) {
-      if (e.error() instanceof CloudError.NotFound) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.NotFound) {
         LOG.info("DeleteSnapshot: {} is already gone", snapshotId);
         return;
       }
@@ -149,14 +149,14 @@ final class EbsSnapshotManager implements SnapshotManager {
       ListChunk<DiskSnapshot> chunk;
       try {
         chunk = ec2.listSnapshots(query.sourceVolumeId(), pageSize, at.ec2Token(), deadline);
-      } catch (CloudException e) {
-        if (e.error() instanceof CloudError.InvalidParameter && !at.ec2Token().isEmpty()) {
+      } catch (AwsCallException e) {
+        if (e.error() instanceof AwsCallError.InvalidRequest && !at.ec2Token().isEmpty()) {
           throw ListTokens.invalid(query.startingToken());
         }
         throw e;
       }
       return page(chunk, at, query.maxEntries(), query.startingToken()).map(EbsSnapshotManager::snapshot);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ListSnapshots");
     }
   }

@@ -1,18 +1,18 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.AccessMode;
 import io.awscsi.core.provider.PublishRequest;
 import io.awscsi.core.provider.VolumeAttacher;
 import io.awscsi.ebs.cloud.Attachment;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudError;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
-import io.awscsi.ebs.cloud.Ec2Instance;
 import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.volume.PublishContextKeys;
+import io.awscsi.ebs.cloud.Ec2Instance;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -68,7 +68,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     Started started;
     try (KeyedLocks.Held held = CallDeadlines.lock(volumes, volumeId, deadline, "ControllerPublishVolume " + volumeId)) {
       started = startAttach(volumeId, nodeId, multiWriter, deadline);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ControllerPublishVolume " + volumeId + " to " + nodeId);
     }
     try {
@@ -131,9 +131,9 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         devices.attached(nodeId, device);
         inProgress.computeIfAbsent(volumeId, v -> ConcurrentHashMap.newKeySet()).add(nodeId);
         return new Started(device, since, true);
-      } catch (CloudException e) {
+      } catch (AwsCallException e) {
         switch (e.error()) {
-          case CloudError.DeviceNameInUse d when mayRetry -> {
+          case AwsCallError.DeviceNameInUse d when mayRetry -> {
             // Someone else's attachment: learn the instance's mapping again before the next name.
             LOG.info("AttachVolume {} to {}: device {} is in use on the instance; describing the instance and "
                 + "trying another", volumeId, nodeId, device);
@@ -142,22 +142,22 @@ final class EbsVolumeAttacher implements VolumeAttacher {
             devices.refuted(nodeId);
             join(lookUpInstance(nodeId, deadline));
           }
-          case CloudError.DeviceNameInUse d -> {
+          case AwsCallError.DeviceNameInUse d -> {
             devices.failed(nodeId, device);
             devices.refuted(nodeId);
             throw e;
           }
-          case CloudError.AttachmentLimitExceeded limit -> {
+          case AwsCallError.AttachmentLimitExceeded limit -> {
             devices.release(nodeId, device);
             devices.refuted(nodeId);
             throw DriverException.resourceExhausted("instance " + nodeId + " cannot take another volume ("
                 + limit.message() + "); volume " + volumeId + " must go to another node");
           }
-          case CloudError.VolumeInUse inUseError -> {
+          case AwsCallError.VolumeInUse inUseError -> {
             devices.release(nodeId, device);
             throw raceLost(volumeId, nodeId, inUseError, deadline);
           }
-          case CloudError.NotFound nf -> {
+          case AwsCallError.NotFound nf -> {
             devices.release(nodeId, device);
             if (nf.resource().equals("instance")) {
               devices.forget(nodeId);
@@ -202,7 +202,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   }
 
   /** EC2 said the volume is in use: find out where, to name the node. */
-  private DriverException raceLost(String volumeId, String nodeId, CloudError.VolumeInUse error,
+  private DriverException raceLost(String volumeId, String nodeId, AwsCallError.VolumeInUse error,
       CallDeadline deadline) {
     Set<String> holders = ec2.disk(volumeId, deadline).map(d -> d.activeAttachments().stream()
         .map(Attachment::instanceId).filter(i -> !i.equals(nodeId)).collect(Collectors.toSet())).orElse(Set.of());
@@ -230,13 +230,13 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       String device;
       try {
         device = ec2.detach(volumeId, nodeId, deadline).device();
-      } catch (CloudException e) {
+      } catch (AwsCallException e) {
         switch (e.error()) {
-          case CloudError.NotFound nf -> {
+          case AwsCallError.NotFound nf -> {
             LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId, nf.message());
             return;
           }
-          case CloudError.VolumeInUse state -> {
+          case AwsCallError.VolumeInUse state -> {
             Optional<Attachment> attachment = ec2.disk(volumeId, deadline).flatMap(d -> d.attachmentTo(nodeId));
             if (attachment.isEmpty()) {
               LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId,
@@ -259,7 +259,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         devices.detached(nodeId, device);
       }
       LOG.info("ControllerUnpublishVolume: {} detached from {}", volumeId, nodeId);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ControllerUnpublishVolume " + volumeId + " from " + nodeId);
     }
   }

@@ -1,5 +1,8 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.Page;
 import io.awscsi.core.provider.PublishedVolume;
@@ -7,9 +10,6 @@ import io.awscsi.core.provider.Volume;
 import io.awscsi.core.provider.VolumeLister;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.ebs.cloud.Attachment;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudError;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.ListChunk;
@@ -38,14 +38,14 @@ final class EbsVolumeLister implements VolumeLister {
       ListChunk<Disk> chunk;
       try {
         chunk = ec2.listDisks(ListTokens.ec2PageSize(maxEntries, 5, 500), at.ec2Token(), deadline);
-      } catch (CloudException e) {
-        if (e.error() instanceof CloudError.InvalidParameter && !at.ec2Token().isEmpty()) {
+      } catch (AwsCallException e) {
+        if (e.error() instanceof AwsCallError.InvalidRequest && !at.ec2Token().isEmpty()) {
           throw ListTokens.invalid(startingToken);
         }
         throw e;
       }
       return EbsSnapshotManager.page(chunk, at, maxEntries, startingToken).map(EbsVolumeLister::published);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ListVolumes");
     }
   }
@@ -56,7 +56,7 @@ final class EbsVolumeLister implements VolumeLister {
     try {
       return published(ec2.disk(volumeId, deadline)
           .orElseThrow(() -> DriverException.notFound("volume " + volumeId + " does not exist")));
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ControllerGetVolume " + volumeId);
     }
   }

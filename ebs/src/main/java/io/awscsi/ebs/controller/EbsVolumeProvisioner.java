@@ -1,5 +1,8 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
@@ -11,9 +14,6 @@ import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.ebs.cloud.Attachment;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudError;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.DiskSnapshot;
 import io.awscsi.ebs.cloud.DiskSpec;
@@ -89,7 +89,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
           ready.sizeGiB(), ready.volumeType(), ready.zone());
       return new Volume(ready.volumeId(), ready.sizeBytes(), parameters.volumeContext(),
           ZoneSelector.accessibleTopology(ready.zone()), request.source());
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "CreateVolume " + request.name());
     }
   }
@@ -241,8 +241,8 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     String name = request.name();
     try {
       return Optional.of(ec2.createDisk(spec, tokens.tokenFor(name), deadline));
-    } catch (CloudException e) {
-      if (e.error() instanceof CloudError.IdempotentParameterMismatch) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.IdempotentParameterMismatch) {
         Optional<Disk> existing = findByName(name, deadline);
         if (existing.isPresent()) {
           return Optional.of(requireCompatible(existing.get(), spec, request, ec2.availabilityZones(deadline)));
@@ -253,11 +253,11 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
         tokens.advance(name);
         return Optional.empty();
       }
-      if (e.error() instanceof CloudError.NotFound nf && spec.isCopy()) {
+      if (e.error() instanceof AwsCallError.NotFound nf && spec.isCopy()) {
         throw DriverException.notFound("source volume " + spec.sourceVolumeId() + " does not exist: "
             + nf.message());
       }
-      if (e.error() instanceof CloudError.NotFound nf && !spec.snapshotId().isEmpty()) {
+      if (e.error() instanceof AwsCallError.NotFound nf && !spec.snapshotId().isEmpty()) {
         throw DriverException.notFound("source snapshot " + spec.snapshotId() + " does not exist: " + nf.message());
       }
       throw e;
@@ -294,7 +294,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     if (delete) {
       try {
         ec2.deleteDisk(volumeId, deadline);
-      } catch (CloudException e) {
+      } catch (AwsCallException e) {
         LOG.warn("CreateVolume: could not delete failed volume {}: {}", volumeId, e.getMessage());
       }
     }
@@ -343,10 +343,10 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     try {
       ec2.deleteDisk(volumeId, deadline);
       LOG.info("DeleteVolume: deleted {}", volumeId);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       switch (e.error()) {
-        case CloudError.NotFound nf -> LOG.info("DeleteVolume: {} is already gone ({})", volumeId, nf.message());
-        case CloudError.VolumeInUse inUse -> refuseOrAccept(volumeId, inUse, deadline, e);
+        case AwsCallError.NotFound nf -> LOG.info("DeleteVolume: {} is already gone ({})", volumeId, nf.message());
+        case AwsCallError.VolumeInUse inUse -> refuseOrAccept(volumeId, inUse, deadline, e);
         default -> throw Ec2Failures.toDriver(e, "DeleteVolume " + volumeId);
       }
     }
@@ -356,12 +356,12 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
    * EC2 refused DeleteVolume because of the volume's state: still attached is FAILED_PRECONDITION naming the
    * attachments; being deleted already is success; any other state (still creating) is retried.
    */
-  private void refuseOrAccept(String volumeId, CloudError.VolumeInUse inUse, CallDeadline deadline,
-      CloudException cause) {
+  private void refuseOrAccept(String volumeId, AwsCallError.VolumeInUse inUse, CallDeadline deadline,
+      AwsCallException cause) {
     Optional<Disk> disk;
     try {
       disk = ec2.disk(volumeId, deadline);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "DeleteVolume " + volumeId + " (" + inUse.message() + ")");
     }
     if (disk.isEmpty() || disk.get().state() == Disk.State.DELETING || disk.get().state() == Disk.State.DELETED) {
@@ -388,7 +388,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
     try {
       disk = ec2.disk(volumeId, deadline)
           .orElseThrow(() -> DriverException.notFound("volume " + volumeId + " does not exist"));
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ValidateVolumeCapabilities " + volumeId);
     }
     for (VolumeCapability c : capabilities) {

@@ -1,14 +1,14 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.ExpandRequest;
 import io.awscsi.core.provider.ExpandResult;
 import io.awscsi.core.provider.ModifyRequest;
 import io.awscsi.core.provider.VolumeExpander;
 import io.awscsi.core.provider.VolumeModifier;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudError;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.DiskChange;
 import io.awscsi.ebs.cloud.EbsCloud;
@@ -167,8 +167,8 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
       Instant since = Instant.now();
       try {
         ec2.modify(volumeId, target, deadline);
-      } catch (CloudException e) {
-        if (e.error() instanceof CloudError.InvalidParameter p) {
+      } catch (AwsCallException e) {
+        if (e.error() instanceof AwsCallError.InvalidRequest p) {
           throw DriverException.invalidArgument("parameters", "EC2 refused to modify " + volumeId + ": "
               + p.message());
         }
@@ -177,7 +177,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
       LOG.info("ModifyVolume {}: {}", volumeId, target);
       int size = awaitUsable(volumeId, deadline, since);
       return size;
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "modifying volume " + volumeId);
     }
   }
@@ -232,7 +232,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
     try {
       return ec2.disk(volumeId, deadline)
           .orElseThrow(() -> DriverException.notFound(doing + ": volume " + volumeId + " does not exist"));
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, doing + " " + volumeId);
     }
   }

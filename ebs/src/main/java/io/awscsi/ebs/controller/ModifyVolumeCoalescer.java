@@ -1,8 +1,8 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -98,7 +98,7 @@ final class ModifyVolumeCoalescer {
     } catch (ExecutionException e) {
       throw switch (e.getCause()) {
         case DriverException d -> new DriverException(d.error(), d);
-        case CloudException c -> Ec2Failures.toDriver(c, "modifying volume " + volumeId);
+        case AwsCallException c -> Ec2Failures.toDriver(c, "modifying volume " + volumeId);
         default -> DriverException.internal("modifying volume " + volumeId + " failed: " + e.getCause(), e);
       };
     }

@@ -1,6 +1,6 @@
 package io.awscsi.ebs.controller;
 
-import io.awscsi.ebs.cloud.CallDeadline;
+import io.awscsi.aws.call.CallDeadline;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -1,9 +1,9 @@
 package io.awscsi.ebs.controller;
 
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.ebs.cloud.Attachment;
-import io.awscsi.ebs.cloud.CallDeadline;
-import io.awscsi.ebs.cloud.CloudException;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.EbsCloud;
 import java.time.Duration;
@@ -68,7 +68,7 @@ final class VolumeAttachmentWaiter {
               + "the attach will be retried once the detach has finished");
         };
       });
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, what);
     }
   }
@@ -82,7 +82,7 @@ final class VolumeAttachmentWaiter {
         boolean gone = disk.isEmpty() || disk.get().attachmentTo(instanceId).isEmpty();
         return gone ? Optional.of(Boolean.TRUE) : Optional.empty();
       });
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, what);
     }
   }
@@ -92,7 +92,7 @@ final class VolumeAttachmentWaiter {
         volumeId, instanceId, a.device(), stuckAttaching.toSeconds());
     try {
       ec2.detach(volumeId, instanceId, deadline);
-    } catch (CloudException e) {
+    } catch (AwsCallException e) {
       LOG.warn("Detaching stuck volume {} from {} failed: {}", volumeId, instanceId, e.getMessage());
     }
     return DriverException.unavailable("volume " + volumeId + " was stuck in attaching to " + instanceId + " as "

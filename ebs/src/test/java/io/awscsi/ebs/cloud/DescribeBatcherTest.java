@@ -3,6 +3,9 @@ package io.awscsi.ebs.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +32,7 @@ class DescribeBatcherTest {
     calls.add(Set.copyOf(ids));
     for (String id : ids) {
       if (!known.contains(id)) {
-        throw new CloudException(new CloudError.NotFound("volume", "InvalidVolume.NotFound: " + id));
+        throw new AwsCallException(new AwsCallError.NotFound("volume", "", "InvalidVolume.NotFound: " + id));
       }
     }
     Map<String, String> found = new HashMap<>();
@@ -155,11 +158,11 @@ class DescribeBatcherTest {
   void otherErrorsReachEveryCallerOfTheBatch() {
     DescribeBatcher<String, String> failing = new DescribeBatcher<>("test", 500, Duration.ofMillis(50),
         (ids, d) -> {
-          throw new CloudException(new CloudError.Throttled("RequestLimitExceeded", "slow down"));
+          throw new AwsCallException(new AwsCallError.Throttled("RequestLimitExceeded", "slow down"));
         });
     assertThatThrownBy(() -> failing.get("vol-1", CallDeadline.after(Duration.ofSeconds(5))))
-        .isInstanceOfSatisfying(CloudException.class,
-            e -> assertThat(e.error()).isInstanceOf(CloudError.Throttled.class));
+        .isInstanceOfSatisfying(AwsCallException.class,
+            e -> assertThat(e.error()).isInstanceOf(AwsCallError.Throttled.class));
   }
 
   @Test
@@ -174,8 +177,8 @@ class DescribeBatcherTest {
           return Map.of();
         });
     assertThatThrownBy(() -> slow.get("vol-1", CallDeadline.after(Duration.ofMillis(100))))
-        .isInstanceOfSatisfying(CloudException.class,
-            e -> assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class));
+        .isInstanceOfSatisfying(AwsCallException.class,
+            e -> assertThat(e.error()).isInstanceOf(AwsCallError.DeadlinePassed.class));
   }
 
   @Test
@@ -206,12 +209,12 @@ class DescribeBatcherTest {
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
-          throw new CloudException(new CloudError.DeadlinePassed("EC2 DescribeVolumes did not answer"));
+          throw new AwsCallException(new AwsCallError.DeadlinePassed("EC2 DescribeVolumes did not answer"));
         });
     long start = System.nanoTime();
     assertThatThrownBy(() -> frozen.get("vol-1", CallDeadline.after(Duration.ofMillis(700))))
-        .isInstanceOfSatisfying(CloudException.class, e -> {
-          assertThat(e.error()).isInstanceOf(CloudError.DeadlinePassed.class);
+        .isInstanceOfSatisfying(AwsCallException.class, e -> {
+          assertThat(e.error()).isInstanceOf(AwsCallError.DeadlinePassed.class);
           assertThat(e.getMessage()).contains("DescribeVolumes");
         });
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));

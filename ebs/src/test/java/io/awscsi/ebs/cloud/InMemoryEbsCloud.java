@@ -1,5 +1,8 @@
 package io.awscsi.ebs.cloud;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.provider.Reachability;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -31,7 +34,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
   private final Map<String, Snap> snapshots = new LinkedHashMap<>();
   private final Map<String, Modification> modifications = new HashMap<>();
   private final Map<String, Token> tokens = new HashMap<>();
-  private final Map<Ec2Action, Queue<CloudError>> failures = new EnumMap<>(Ec2Action.class);
+  private final Map<Ec2Action, Queue<AwsCallError>> failures = new EnumMap<>(Ec2Action.class);
   private final List<Ec2Action> calls = new CopyOnWriteArrayList<>();
   private final AtomicInteger ids = new AtomicInteger(0x1000);
   private final Reachability reachability = new Reachability("EC2");
@@ -144,7 +147,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
   }
 
   /** The next call of {@code action} fails with {@code error} (queued: several calls fail in turn). */
-  public synchronized void failNext(Ec2Action action, CloudError error) {
+  public synchronized void failNext(Ec2Action action, AwsCallError error) {
     failures.computeIfAbsent(action, a -> new ArrayDeque<>()).add(error);
   }
 
@@ -467,10 +470,10 @@ public final class InMemoryEbsCloud implements EbsCloud {
   /** Records the call and throws the error injected for it, if any. */
   private void enter(Ec2Action action) {
     calls.add(action);
-    Queue<CloudError> queued = failures.get(action);
-    CloudError injected = queued == null ? null : queued.poll();
+    Queue<AwsCallError> queued = failures.get(action);
+    AwsCallError injected = queued == null ? null : queued.poll();
     if (injected != null) {
-      throw new CloudException(injected);
+      throw new AwsCallException(injected);
     }
   }
 
@@ -499,8 +502,8 @@ public final class InMemoryEbsCloud implements EbsCloud {
     return s;
   }
 
-  private static CloudException fail(String code, String message) {
-    return new CloudException(Ec2ErrorCodes.classify(code, message, 400));
+  private static AwsCallException fail(String code, String message) {
+    return new AwsCallException(Ec2ErrorCodes.classify(code, message, 400));
   }
 
   /** EC2-style paging: the token is the offset of the next item; a token this cloud never gave is refused. */

@@ -3,13 +3,13 @@ package io.awscsi.ebs.controller;
 import static io.awscsi.ebs.controller.Requests.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.aws.call.AwsCallError;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.provider.Page;
 import io.awscsi.core.provider.Snapshot;
 import io.awscsi.core.provider.SnapshotManager;
 import io.awscsi.core.provider.SnapshotQuery;
 import io.awscsi.core.provider.SnapshotRequest;
-import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.Ec2Action;
 import io.awscsi.ebs.cloud.InMemoryEbsCloud;
@@ -133,7 +133,7 @@ class EbsSnapshotManagerTest {
   @MethodSource("failedFollowUps")
   void aFailedFollowUpDeletesTheSnapshotAndFails(Ec2Action step, Map<String, String> parameters, String part) {
     String vol = controller.volume("pvc-f", 1);
-    cloud.failNext(step, new CloudError.InvalidParameter("InvalidParameterValue", "not available here"));
+    cloud.failNext(step, new AwsCallError.InvalidRequest("InvalidParameterValue", "not available here"));
 
     assertError(() -> create(vol, "snap-f", parameters), DriverError.InvalidArgument.class, part, "deleted");
     assertThat(cloud.count(Ec2Action.DELETE_SNAPSHOT)).isEqualTo(1);

@@ -4,10 +4,10 @@ import static io.awscsi.ebs.controller.Requests.assertError;
 import static io.awscsi.ebs.controller.Requests.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.aws.call.AwsCallError;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.provider.VolumeAttacher;
 import io.awscsi.ebs.cloud.Attachment;
-import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.Ec2Action;
 import io.awscsi.ebs.cloud.InMemoryEbsCloud;
@@ -55,7 +55,7 @@ class EbsVolumeAttacherTest {
 
     assertThat(attacher.publish(publish(first, node, Requests.MOUNT))).containsValue("/dev/xvdaa");
     assertThat(attacher.publish(publish(second, node, Requests.MOUNT))).containsValue("/dev/xvdab");
-    cloud.failNext(Ec2Action.ATTACH_VOLUME, new CloudError.DeviceNameInUse("/dev/xvdac is already in use"));
+    cloud.failNext(Ec2Action.ATTACH_VOLUME, new AwsCallError.DeviceNameInUse("/dev/xvdac is already in use"));
     assertThat(attacher.publish(publish(third, node, Requests.MOUNT))).containsValue("/dev/xvdad");
     // The refused name made the attacher describe the instance again before the next name.
     assertThat(cloud.count(Ec2Action.DESCRIBE_INSTANCES)).isEqualTo(2);
@@ -89,17 +89,17 @@ class EbsVolumeAttacherTest {
 
   static Stream<Arguments> injectedAttachFailures() {
     return Stream.of(
-        Arguments.of(new CloudError.AttachmentLimitExceeded("too many"), DriverError.ResourceExhausted.class,
+        Arguments.of(new AwsCallError.AttachmentLimitExceeded("too many"), DriverError.ResourceExhausted.class,
             "cannot take another volume"),
-        Arguments.of(new CloudError.Throttled("RequestLimitExceeded", "slow down"), DriverError.Unavailable.class,
+        Arguments.of(new AwsCallError.Throttled("RequestLimitExceeded", "slow down"), DriverError.Unavailable.class,
             "slow down"),
-        Arguments.of(new CloudError.AccessDenied("UnauthorizedOperation", "no ec2:AttachVolume"),
+        Arguments.of(new AwsCallError.AccessDenied("UnauthorizedOperation", "no ec2:AttachVolume"),
             DriverError.PermissionDenied.class, "IAM role"));
   }
 
   @ParameterizedTest(name = "{1}")
   @MethodSource("injectedAttachFailures")
-  void ec2sRefusalsOfAttachVolumeBecomeCsiErrors(CloudError error, Class<? extends DriverError> kind, String part) {
+  void ec2sRefusalsOfAttachVolumeBecomeCsiErrors(AwsCallError error, Class<? extends DriverError> kind, String part) {
     String vol = controller.volume("pvc-e", 1);
     String node = cloud.runInstance(InMemoryController.ZONE);
     cloud.failNext(Ec2Action.ATTACH_VOLUME, error);

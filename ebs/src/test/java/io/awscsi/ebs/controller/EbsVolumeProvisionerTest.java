@@ -6,6 +6,7 @@ import static io.awscsi.ebs.controller.Requests.volume;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awscsi.aws.metadata.NodeTopology;
+import io.awscsi.aws.call.AwsCallError;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.CapacityRange;
@@ -13,7 +14,6 @@ import io.awscsi.core.provider.TopologyRequirement;
 import io.awscsi.core.provider.Volume;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
-import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.Ec2Action;
@@ -59,7 +59,7 @@ class EbsVolumeProvisionerTest {
 
   @Test
   void aCreateVolumeThatFailedIsRetriedWithTheSameTokenAndMakesOneVolume() {
-    cloud.failNext(Ec2Action.CREATE_VOLUME, new CloudError.ServiceUnavailable("InternalError", "EC2 is down"));
+    cloud.failNext(Ec2Action.CREATE_VOLUME, new AwsCallError.Unavailable("InternalError", "EC2 is down"));
     assertError(() -> controller.create("pvc-3", 4, Map.of()), DriverError.Unavailable.class, "EC2 is down");
 
     Volume v = controller.create("pvc-3", 4, Map.of());

@@ -4,13 +4,13 @@ import static io.awscsi.ebs.controller.Requests.GIB;
 import static io.awscsi.ebs.controller.Requests.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.aws.call.AwsCallError;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.provider.CapacityRange;
 import io.awscsi.core.provider.ExpandRequest;
 import io.awscsi.core.provider.ExpandResult;
 import io.awscsi.core.provider.ModifyRequest;
 import io.awscsi.core.provider.VolumeCapability;
-import io.awscsi.ebs.cloud.CloudError;
 import io.awscsi.ebs.cloud.Disk;
 import io.awscsi.ebs.cloud.Ec2Action;
 import io.awscsi.ebs.cloud.InMemoryEbsCloud;
@@ -91,16 +91,17 @@ class EbsVolumeResizerTest {
 
   static Stream<Arguments> modificationRefusals() {
     return Stream.of(
-        Arguments.of(new CloudError.ModificationRateExceeded("too many modifications"),
+        Arguments.of(new AwsCallError.ModificationRateExceeded("too many modifications"),
             DriverError.ResourceExhausted.class),
-        Arguments.of(new CloudError.ModificationInProgress("modification in progress"), DriverError.Unavailable.class),
-        Arguments.of(new CloudError.InvalidParameter("InvalidParameterValue", "iops too high"),
+        Arguments.of(new AwsCallError.ModificationInProgress("modification in progress"),
+            DriverError.Unavailable.class),
+        Arguments.of(new AwsCallError.InvalidRequest("InvalidParameterValue", "iops too high"),
             DriverError.InvalidArgument.class));
   }
 
   @ParameterizedTest(name = "{1}")
   @MethodSource("modificationRefusals")
-  void ec2sModificationRefusalsBecomeCsiErrors(CloudError error, Class<? extends DriverError> kind) {
+  void ec2sModificationRefusalsBecomeCsiErrors(AwsCallError error, Class<? extends DriverError> kind) {
     String vol = controller.volume("pvc-r", 10);
     cloud.failNext(Ec2Action.MODIFY_VOLUME, error);
 

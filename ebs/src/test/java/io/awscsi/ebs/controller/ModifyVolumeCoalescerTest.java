@@ -2,9 +2,9 @@ package io.awscsi.ebs.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.ebs.cloud.CallDeadline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

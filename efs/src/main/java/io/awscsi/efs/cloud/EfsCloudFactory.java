@@ -1,5 +1,7 @@
 package io.awscsi.efs.cloud;
 
+import io.awscsi.aws.call.AwsCallRunner;
+import io.awscsi.aws.call.AwsRetryPolicy;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
 import java.util.Map;
@@ -34,7 +36,7 @@ public final class EfsCloudFactory implements AutoCloseable {
   private final EfsCloud defaultCloud;
   private final EfsClientFactory clients;
   private final Supplier<StsClient> sts;
-  private final EfsApiCalls calls;
+  private final AwsCallRunner calls;
   private final Map<Role, RoleCloud> roles = new ConcurrentHashMap<>();
 
   /**
@@ -43,7 +45,7 @@ public final class EfsCloudFactory implements AutoCloseable {
    * @param sts the STS client for AssumeRole, asked for only when a secret names a role
    */
   public EfsCloudFactory(EfsClient defaultClient, EfsClientFactory clients, Supplier<StsClient> sts,
-      EfsApiCalls calls) {
+      AwsCallRunner calls) {
     this.defaultCloud = new SdkEfsCloud(defaultClient, calls);
     this.clients = clients;
     this.sts = sts;
@@ -54,12 +56,12 @@ public final class EfsCloudFactory implements AutoCloseable {
    * The factory the launcher builds: the driver's own client, a builder of clients for assumed roles, STS asked for
    * lazily, and the default per-API retries.
    *
-   * @param defaultClient built with the SDK's retries off ({@link EfsApiCalls} retries per API)
+   * @param defaultClient built with the SDK's retries off (the {@link AwsCallRunner} retries per API)
    */
   public static EfsCloudFactory create(EfsClient defaultClient, EfsClientFactory roleClients,
       Supplier<StsClient> sts, MetricsRegistry metrics) {
     return new EfsCloudFactory(defaultClient, roleClients, sts,
-        new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
+        SdkEfsCloud.callRunner(metrics, AwsRetryPolicy.EFS_DEFAULT));
   }
 
   /** Whether EFS answered the driver's latest calls, in any account. */

@@ -1,5 +1,8 @@
 package io.awscsi.efs.cloud;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsErrorMapping;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
@@ -14,8 +17,14 @@ import software.amazon.awssdk.services.efs.model.IncorrectFileSystemLifeCycleSta
 import software.amazon.awssdk.services.efs.model.MountTargetNotFoundException;
 import software.amazon.awssdk.services.efs.model.ValidationException;
 
-/** The one place where SDK exceptions and AWS error codes become {@link CloudError}s. */
-final class EfsErrors {
+/**
+ * The one place where SDK exceptions and AWS error codes become {@link AwsCallError}s: EFS's mapping for the shared
+ * {@link io.awscsi.aws.call.AwsCallRunner}.
+ */
+final class EfsErrors implements AwsErrorMapping {
+
+  /** The mapping the EFS call runner uses. */
+  static final EfsErrors MAPPING = new EfsErrors();
 
   private static final Set<String> THROTTLING_CODES = Set.of("ThrottlingException", "Throttling", "TooManyRequests",
       "TooManyRequestsException", "RequestLimitExceeded", "RequestThrottled", "SlowDown");
@@ -30,51 +39,64 @@ final class EfsErrors {
    *
    * @param resourceId the id the call was about (file system or access point), named in NotFound messages
    */
-  static EfsCloudException classify(String operation, String resourceId, SdkException failure) {
-    return new EfsCloudException(operation, errorOf(resourceId, failure), failure);
+  @Override
+  public AwsCallError classify(String api, String resourceId, RuntimeException failure) {
+    return failure instanceof SdkException e ? errorOf(resourceId, e)
+        : new AwsCallError.Unexpected(failure.getClass().getSimpleName(), String.valueOf(failure.getMessage()));
   }
 
-  static CloudError errorOf(String resourceId, SdkException failure) {
+  /** The error label of the error counter: the AWS error code, or the SDK exception's class without one. */
+  @Override
+  public String metricCode(AwsCallError error, RuntimeException failure) {
+    if (failure instanceof AwsServiceException s && s.awsErrorDetails() != null
+        && s.awsErrorDetails().errorCode() != null) {
+      return s.awsErrorDetails().errorCode();
+    }
+    return failure.getClass().getSimpleName();
+  }
+
+  static AwsCallError errorOf(String resourceId, SdkException failure) {
     String detail = failure.getMessage();
     return switch (failure) {
       case AccessPointAlreadyExistsException e ->
-          new CloudError.AccessPointAlreadyExists(e.accessPointId() == null ? "" : e.accessPointId(), detail);
-      case AccessPointLimitExceededException e -> new CloudError.AccessPointLimitExceeded(resourceId, detail);
-      case AccessPointNotFoundException e -> new CloudError.NotFound("access point", resourceId, detail);
-      case FileSystemNotFoundException e -> new CloudError.NotFound("file system", resourceId, detail);
-      case MountTargetNotFoundException e -> new CloudError.NotFound("mount target", resourceId, detail);
-      case BadRequestException e -> new CloudError.InvalidRequest(detail);
-      case ValidationException e -> new CloudError.InvalidRequest(detail);
-      case IncorrectFileSystemLifeCycleStateException e -> new CloudError.IncorrectState(detail);
+          new AwsCallError.AccessPointAlreadyExists(e.accessPointId() == null ? "" : e.accessPointId(), detail);
+      case AccessPointLimitExceededException e -> new AwsCallError.AccessPointLimitExceeded(resourceId, detail);
+      case AccessPointNotFoundException e -> new AwsCallError.NotFound("access point", resourceId, detail);
+      case FileSystemNotFoundException e -> new AwsCallError.NotFound("file system", resourceId, detail);
+      case MountTargetNotFoundException e -> new AwsCallError.NotFound("mount target", resourceId, detail);
+      case BadRequestException e -> new AwsCallError.InvalidRequest("BadRequest", detail);
+      case ValidationException e -> new AwsCallError.InvalidRequest("ValidationException", detail);
+      case IncorrectFileSystemLifeCycleStateException e -> new AwsCallError.IncorrectState(detail);
       case AwsServiceException e -> byCode(resourceId, e);
-      case ApiCallTimeoutException e -> new CloudError.NoAnswer("EFS did not answer before the call's deadline: "
-          + detail);
-      case SdkClientException e -> new CloudError.Unavailable("no answer from EFS: " + detail);
-      default -> new CloudError.Unexpected(failure.getClass().getSimpleName(), detail);
+      case ApiCallTimeoutException e -> new AwsCallError.DeadlinePassed("EFS did not answer before the call's "
+          + "deadline: " + detail);
+      case SdkClientException e -> new AwsCallError.Unavailable("ClientError", "no answer from EFS: " + detail);
+      default -> new AwsCallError.Unexpected(failure.getClass().getSimpleName(), detail);
     };
   }
 
-  private static CloudError byCode(String resourceId, AwsServiceException e) {
+  private static AwsCallError byCode(String resourceId, AwsServiceException e) {
     String code = e.awsErrorDetails() == null || e.awsErrorDetails().errorCode() == null
         ? "" : e.awsErrorDetails().errorCode();
     String detail = e.getMessage();
     if (e.isThrottlingException() || THROTTLING_CODES.contains(code)) {
-      return new CloudError.Throttled(detail);
+      return new AwsCallError.Throttled(code, detail);
     }
     if (ACCESS_DENIED_CODES.contains(code)) {
-      return new CloudError.AccessDenied(detail);
+      return new AwsCallError.AccessDenied(code, detail);
     }
     return switch (code) {
-      case "AccessPointNotFound" -> new CloudError.NotFound("access point", resourceId, detail);
-      case "FileSystemNotFound" -> new CloudError.NotFound("file system", resourceId, detail);
-      case "MountTargetNotFound" -> new CloudError.NotFound("mount target", resourceId, detail);
-      case "AccessPointLimitExceeded" -> new CloudError.AccessPointLimitExceeded(resourceId, detail);
-      case "AccessPointAlreadyExists" -> new CloudError.AccessPointAlreadyExists("", detail);
-      case "BadRequest", "ValidationException" -> new CloudError.InvalidRequest(detail);
-      case "IncorrectFileSystemLifeCycleState" -> new CloudError.IncorrectState(detail);
+      case "AccessPointNotFound" -> new AwsCallError.NotFound("access point", resourceId, detail);
+      case "FileSystemNotFound" -> new AwsCallError.NotFound("file system", resourceId, detail);
+      case "MountTargetNotFound" -> new AwsCallError.NotFound("mount target", resourceId, detail);
+      case "AccessPointLimitExceeded" -> new AwsCallError.AccessPointLimitExceeded(resourceId, detail);
+      case "AccessPointAlreadyExists" -> new AwsCallError.AccessPointAlreadyExists("", detail);
+      case "BadRequest", "ValidationException" -> new AwsCallError.InvalidRequest(code, detail);
+      case "IncorrectFileSystemLifeCycleState" -> new AwsCallError.IncorrectState(detail);
       default -> e.statusCode() >= 500
-          ? new CloudError.Unavailable("EFS answered " + e.statusCode() + ": " + detail)
-          : e.statusCode() == 403 ? new CloudError.AccessDenied(detail) : new CloudError.Unexpected(code, detail);
+          ? new AwsCallError.Unavailable(code, "EFS answered " + e.statusCode() + ": " + detail)
+          : e.statusCode() == 403 ? new AwsCallError.AccessDenied(code, detail)
+          : new AwsCallError.Unexpected(code, detail);
     };
   }
 }

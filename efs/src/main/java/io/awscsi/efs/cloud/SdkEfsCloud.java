@@ -1,6 +1,16 @@
 package io.awscsi.efs.cloud;
 
+import io.awscsi.aws.call.AwsAction;
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsCallMetrics;
+import io.awscsi.aws.call.AwsCallRunner;
+import io.awscsi.aws.call.AwsRateLimits;
+import io.awscsi.aws.call.AwsRetryPolicy;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.metrics.MetricsRegistry;
+import io.awscsi.core.provider.Reachability;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -8,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.services.efs.EfsClient;
 import software.amazon.awssdk.services.efs.model.AccessPointDescription;
 import software.amazon.awssdk.services.efs.model.CreateAccessPointResponse;
@@ -19,7 +31,11 @@ import software.amazon.awssdk.services.efs.model.MountTargetDescription;
 import software.amazon.awssdk.services.efs.model.PosixUser;
 import software.amazon.awssdk.services.efs.model.Tag;
 
-/** {@link EfsCloud} over the AWS SDK's {@link EfsClient}; every call goes through {@link EfsApiCalls}. */
+/**
+ * {@link EfsCloud} over the AWS SDK's {@link EfsClient}; every call goes through the shared {@link AwsCallRunner}
+ * (per-action rate limit, retries, metrics, readiness) with EFS's error mapping ({@link EfsErrors}), bounded by the
+ * current CSI call's gRPC deadline.
+ */
 public final class SdkEfsCloud implements EfsCloud {
 
   /** The largest page DescribeAccessPoints allows; fewer round trips when listing for GID allocation. */
@@ -27,21 +43,35 @@ public final class SdkEfsCloud implements EfsCloud {
   /** A file system has at most one mount target per zone, so a page of 100 is always enough; paging is still read. */
   static final int MOUNT_TARGET_PAGE_SIZE = 100;
 
+  /** The deadline of a call made outside a CSI call (startup, tests). */
+  static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(60);
+
   private final EfsClient efs;
-  private final EfsApiCalls calls;
+  private final AwsCallRunner calls;
   private final int accessPointPageSize;
 
   /** With the default per-API retries; e.g. for the node's local stand-in, which reads access point roots. */
   public static SdkEfsCloud create(EfsClient efs, MetricsRegistry metrics) {
-    return new SdkEfsCloud(efs, new EfsApiCalls(metrics, EfsApiCalls.RetrySettings.DEFAULT));
+    return new SdkEfsCloud(efs, callRunner(metrics, AwsRetryPolicy.EFS_DEFAULT));
   }
 
-  public SdkEfsCloud(EfsClient efs, EfsApiCalls calls) {
+  /** The runner of EFS calls with the default client-side rate limits; one per driver, shared by every account. */
+  public static AwsCallRunner callRunner(MetricsRegistry metrics, AwsRetryPolicy retries) {
+    return callRunner(metrics, retries, AwsRateLimits.DEFAULT);
+  }
+
+  /** The runner of EFS calls: EFS's error mapping and metric names, readiness under the name "EFS". */
+  public static AwsCallRunner callRunner(MetricsRegistry metrics, AwsRetryPolicy retries, AwsRateLimits limits) {
+    return new AwsCallRunner("EFS", EfsErrors.MAPPING, limits, retries, AwsCallMetrics.EFS, metrics,
+        new Reachability("EFS"));
+  }
+
+  public SdkEfsCloud(EfsClient efs, AwsCallRunner calls) {
     this(efs, calls, ACCESS_POINT_PAGE_SIZE);
   }
 
   /** With a smaller DescribeAccessPoints page, so tests can make paging happen with a few access points. */
-  SdkEfsCloud(EfsClient efs, EfsApiCalls calls, int accessPointPageSize) {
+  SdkEfsCloud(EfsClient efs, AwsCallRunner calls, int accessPointPageSize) {
     this.efs = efs;
     this.calls = calls;
     this.accessPointPageSize = accessPointPageSize;
@@ -50,7 +80,7 @@ public final class SdkEfsCloud implements EfsCloud {
   @Override
   public AccessPoint createAccessPoint(AccessPointSpec spec) {
     RootDirectory root = spec.rootDirectory();
-    CreateAccessPointResponse response = calls.call("CreateAccessPoint", spec.fileSystemId(), o ->
+    CreateAccessPointResponse response = call("CreateAccessPoint", spec.fileSystemId(), o ->
         efs.createAccessPoint(r -> {
           r.overrideConfiguration(o).clientToken(spec.clientToken()).fileSystemId(spec.fileSystemId())
               .posixUser(PosixUser.builder().uid(spec.uid()).gid(spec.gid()).build())
@@ -75,11 +105,11 @@ public final class SdkEfsCloud implements EfsCloud {
   @Override
   public Optional<AccessPoint> describeAccessPoint(String accessPointId) {
     try {
-      DescribeAccessPointsResponse response = calls.call("DescribeAccessPoints", accessPointId,
+      DescribeAccessPointsResponse response = call("DescribeAccessPoints", accessPointId,
           o -> efs.describeAccessPoints(r -> r.overrideConfiguration(o).accessPointId(accessPointId)));
       return response.accessPoints().stream().findFirst().map(SdkEfsCloud::accessPointOf);
-    } catch (EfsCloudException e) {
-      if (e.error() instanceof CloudError.NotFound) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.NotFound) {
         return Optional.empty();
       }
       throw e;
@@ -93,7 +123,7 @@ public final class SdkEfsCloud implements EfsCloud {
     String next = null;
     do {
       String token = next;
-      DescribeAccessPointsResponse page = calls.call("DescribeAccessPoints", fileSystemId,
+      DescribeAccessPointsResponse page = call("DescribeAccessPoints", fileSystemId,
           o -> efs.describeAccessPoints(r -> r.overrideConfiguration(o).fileSystemId(fileSystemId)
               .maxResults(accessPointPageSize)
               .nextToken(token)));
@@ -101,7 +131,7 @@ public final class SdkEfsCloud implements EfsCloud {
       next = page.nextToken();
       if (next != null && !seenTokens.add(next)) {
         // A token seen twice would page forever; a partial list must not be mistaken for the whole.
-        throw new EfsCloudException("DescribeAccessPoints", new CloudError.Unexpected("RepeatedNextToken",
+        throw new AwsCallException("DescribeAccessPoints", new AwsCallError.Unexpected("RepeatedNextToken",
             "DescribeAccessPoints of " + fileSystemId + " returned the page token " + next + " twice"), null);
       }
     } while (next != null && !next.isEmpty());
@@ -111,10 +141,10 @@ public final class SdkEfsCloud implements EfsCloud {
   @Override
   public void deleteAccessPoint(String accessPointId) {
     try {
-      calls.call("DeleteAccessPoint", accessPointId, o -> efs.deleteAccessPoint(r -> r.overrideConfiguration(o)
+      call("DeleteAccessPoint", accessPointId, o -> efs.deleteAccessPoint(r -> r.overrideConfiguration(o)
           .accessPointId(accessPointId)));
-    } catch (EfsCloudException e) {
-      if (!(e.error() instanceof CloudError.NotFound)) {
+    } catch (AwsCallException e) {
+      if (!(e.error() instanceof AwsCallError.NotFound)) {
         throw e;
       }
     }
@@ -122,10 +152,10 @@ public final class SdkEfsCloud implements EfsCloud {
 
   @Override
   public FileSystem describeFileSystem(String fileSystemId) {
-    List<FileSystemDescription> found = calls.call("DescribeFileSystems", fileSystemId,
+    List<FileSystemDescription> found = call("DescribeFileSystems", fileSystemId,
         o -> efs.describeFileSystems(r -> r.overrideConfiguration(o).fileSystemId(fileSystemId))).fileSystems();
     if (found.isEmpty()) {
-      throw new EfsCloudException("DescribeFileSystems", new CloudError.NotFound("file system", fileSystemId,
+      throw new AwsCallException("DescribeFileSystems", new AwsCallError.NotFound("file system", fileSystemId,
           "file system " + fileSystemId + " does not exist"), null);
     }
     FileSystemDescription fs = found.getFirst();
@@ -139,7 +169,7 @@ public final class SdkEfsCloud implements EfsCloud {
     String marker = null;
     do {
       String from = marker;
-      DescribeMountTargetsResponse page = calls.call("DescribeMountTargets", fileSystemId,
+      DescribeMountTargetsResponse page = call("DescribeMountTargets", fileSystemId,
           o -> efs.describeMountTargets(r -> r.overrideConfiguration(o).fileSystemId(fileSystemId)
               .maxItems(MOUNT_TARGET_PAGE_SIZE)
               .marker(from)));
@@ -175,5 +205,15 @@ public final class SdkEfsCloud implements EfsCloud {
     Map<String, String> out = new LinkedHashMap<>();
     tags.forEach(t -> out.put(t.key(), t.value()));
     return out;
+  }
+
+  /**
+   * Runs one EFS action within the current CSI call's deadline (its gRPC deadline less the margin to answer).
+   *
+   * @param request the API action name (CreateAccessPoint), used as the metric label and in messages
+   * @param resourceId the file system or access point the call is about, for error messages
+   */
+  private <T> T call(String request, String resourceId, Function<AwsRequestOverrideConfiguration, T> call) {
+    return calls.run(AwsAction.named(request), resourceId, CallDeadline.ofCurrentCall(DEFAULT_CALL_TIMEOUT), call);
   }
 }

@@ -1,12 +1,12 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CapacityRange;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.AccessPointSpec;
-import io.awscsi.efs.cloud.CloudError;
 import io.awscsi.efs.cloud.EfsCloud;
-import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.RootDirectory;
 import io.awscsi.efs.volume.EfsPaths;
 import io.awscsi.efs.volume.VolumeHandle;
@@ -50,7 +50,7 @@ final class AccessPointVolumes {
     AccessPointGidAllocator.Listing listing;
     try {
       listing = allocator.listing(cloud, fileSystemId, begin);
-    } catch (EfsCloudException e) {
+    } catch (AwsCallException e) {
       throw CloudFailures.toDriver(e, "listing the access points of " + fileSystemId + " for volume " + volumeName);
     }
     Optional<AccessPoint> existing = listing.byClientToken(token);
@@ -83,7 +83,7 @@ final class AccessPointVolumes {
     AccessPointGidAllocator.Listing listing;
     try {
       listing = allocator.listing(cloud, fileSystemId, allocator.begin());
-    } catch (EfsCloudException e) {
+    } catch (AwsCallException e) {
       throw CloudFailures.toDriver(e, "listing the access points of " + fileSystemId + " for volume " + volumeName);
     }
     listing.byClientToken(token).filter(AccessPointVolumes::live)
@@ -162,7 +162,7 @@ final class AccessPointVolumes {
       }
       cloud.deleteAccessPoint(id);
       LOG.info("deleted access point {} of volume {}", id, handle.volumeId());
-    } catch (EfsCloudException e) {
+    } catch (AwsCallException e) {
       throw CloudFailures.toDriver(e, "deleting access point " + id + " of volume " + handle.volumeId());
     }
   }
@@ -187,8 +187,8 @@ final class AccessPointVolumes {
       LOG.info("access point {} for volume {}: root {} uid {} gid {}", created.accessPointId(), request.volumeName(),
           created.rootDirectory().path(), created.uid(), created.gid());
       return created;
-    } catch (EfsCloudException e) {
-      if (e.error() instanceof CloudError.AccessPointAlreadyExists exists) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.AccessPointAlreadyExists exists) {
         // The token was used with other arguments, e.g. by an earlier attempt with another allocated id.
         AccessPoint earlier = findByToken(cloud, p.fileSystemId(), exists.accessPointId(), request.token())
             .orElseThrow(() -> DriverException.aborted(doing + ": EFS says an access point with client token "
@@ -209,7 +209,7 @@ final class AccessPointVolumes {
         }
       }
       return cloud.listAccessPoints(fileSystemId).stream().filter(a -> a.clientToken().equals(token)).findFirst();
-    } catch (EfsCloudException e) {
+    } catch (AwsCallException e) {
       throw CloudFailures.toDriver(e, "looking up the access point with client token " + token);
     }
   }

@@ -2,9 +2,9 @@ package io.awscsi.efs.controller;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.awscsi.efs.cloud.CloudError;
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.efs.cloud.EfsCloud;
-import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.MountTarget;
 import io.awscsi.efs.volume.VolumeContextKeys;
 import java.util.ArrayList;
@@ -91,8 +91,8 @@ final class CrossAccountMountTargets {
     try {
       return cloud.listMountTargets(fileSystemId).stream().filter(MountTarget::available)
           .sorted(Comparator.comparing(MountTarget::mountTargetId)).toList();
-    } catch (EfsCloudException e) {
-      if (e.error() instanceof CloudError.Throttled || e.error() instanceof CloudError.Unavailable) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.Throttled || e.error() instanceof AwsCallError.Unavailable) {
         throw CloudFailures.toDriver(e, "looking up the mount targets of " + fileSystemId);
       }
       LOG.warn("cannot describe the mount targets of {} ({}); nodes will resolve the mount target by DNS",

@@ -1,6 +1,8 @@
 package io.awscsi.efs.controller;
 
 import io.awscsi.aws.metadata.NodeTopology;
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.Volume;
@@ -10,7 +12,6 @@ import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.EfsCloud;
-import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.cloud.FileSystem;
 import io.awscsi.efs.mount.PosixDirectory;
@@ -166,8 +167,8 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
       } else {
         cloud.describeFileSystem(handle.fileSystemId());
       }
-    } catch (EfsCloudException e) {
-      if (e.error() instanceof io.awscsi.efs.cloud.CloudError.NotFound) {
+    } catch (AwsCallException e) {
+      if (e.error() instanceof AwsCallError.NotFound) {
         throw DriverException.notFound("volume " + handle.volumeId() + " does not exist: file system "
             + handle.fileSystemId() + " not found");
       }
@@ -198,7 +199,7 @@ public final class EfsVolumeProvisioner implements VolumeProvisioner {
     try {
       FileSystem fs = cloud.describeFileSystem(parameters.fileSystemId());
       return fs.oneZone() ? List.of(Map.of(NodeTopology.WELL_KNOWN_ZONE_KEY, fs.availabilityZone())) : List.of();
-    } catch (EfsCloudException e) {
+    } catch (AwsCallException e) {
       throw CloudFailures.toDriver(e, "describing file system " + parameters.fileSystemId());
     }
   }

@@ -1,11 +1,11 @@
 package io.awscsi.efs.mount;
 
+import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.host.DeviceNumbers;
 import io.awscsi.core.host.MountInfo;
 import io.awscsi.core.host.Mounter;
 import io.awscsi.efs.cloud.AccessPoint;
-import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.RootDirectory;
 import io.awscsi.efs.fs.LinkRefusedException;
 import io.awscsi.efs.fs.OpenDirectory;
@@ -149,7 +149,7 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
   private Optional<AccessPoint> describe(String accessPointId) {
     try {
       return accessPoints.describe(accessPointId);
-    } catch (EfsCloudException e) {
+    } catch (AwsCallException e) {
       throw DriverException.unavailable("the local EFS stand-in cannot read access point " + accessPointId + ": "
           + e.getMessage(), e);
     }

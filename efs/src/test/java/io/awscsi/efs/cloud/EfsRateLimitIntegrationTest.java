@@ -2,6 +2,9 @@ package io.awscsi.efs.cloud;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsRateLimits;
+import io.awscsi.aws.call.AwsRetryPolicy;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.efs.testing.MotoEfs;
 import io.awscsi.realism.BucketLimit;
@@ -50,9 +53,9 @@ class EfsRateLimitIntegrationTest {
   }
 
   /** 30 concurrent CreateAccessPoint calls, one attempt each; the outcomes. */
-  private List<Boolean> createConcurrently(EfsApiCalls.RateLimits limits) throws Exception {
-    SdkEfsCloud cloud = new SdkEfsCloud(aws.efs(), new EfsApiCalls(new MetricsRegistry(),
-        new EfsApiCalls.RetrySettings(1, Duration.ofMillis(10), Duration.ofMillis(10)), limits));
+  private List<Boolean> createConcurrently(AwsRateLimits limits) throws Exception {
+    SdkEfsCloud cloud = new SdkEfsCloud(aws.efs(), SdkEfsCloud.callRunner(new MetricsRegistry(),
+        new AwsRetryPolicy(Duration.ofMillis(10), Duration.ofMillis(10), 1), limits));
     List<Future<Boolean>> results = new ArrayList<>();
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int i = 0; i < 30; i++) {
@@ -62,7 +65,7 @@ class EfsRateLimitIntegrationTest {
             cloud.createAccessPoint(new AccessPointSpec(fs, "t" + id, id, id, new RootDirectory("/v/" + id, id, id,
                 "0700"), Map.of()));
             return true;
-          } catch (EfsCloudException e) {
+          } catch (AwsCallException e) {
             return false;
           }
         }));
@@ -77,7 +80,7 @@ class EfsRateLimitIntegrationTest {
 
   @Test
   void callsBeyondTheBurstWaitForTheirTokensAndEfsThrottlesNone() throws Exception {
-    List<Boolean> created = createConcurrently(new EfsApiCalls.RateLimits(4, 10, 90, 20));
+    List<Boolean> created = createConcurrently(new AwsRateLimits(4, 10, 90, 20));
 
     assertThat(created).containsOnly(true).hasSize(30);
     assertThat(aws.proxy().stats().action("efs", "CreateAccessPoint").throttled()).isZero();
@@ -86,7 +89,7 @@ class EfsRateLimitIntegrationTest {
 
   @Test
   void withoutTheBucketTheSameBurstIsThrottled() throws Exception {
-    List<Boolean> created = createConcurrently(new EfsApiCalls.RateLimits(1000, 1000, 1000, 1000));
+    List<Boolean> created = createConcurrently(new AwsRateLimits(1000, 1000, 1000, 1000));
 
     assertThat(created).contains(false);
     assertThat(aws.proxy().stats().action("efs", "CreateAccessPoint").throttled()).isPositive();

@@ -3,6 +3,10 @@ package io.awscsi.efs.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsCallRunner;
+import io.awscsi.aws.call.AwsRetryPolicy;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.efs.testing.MotoEfs;
 import io.awscsi.realism.RealismProfile;
@@ -22,7 +26,7 @@ class SdkEfsCloudIntegrationTest {
 
   private static MotoEfs aws;
   private final MetricsRegistry metrics = new MetricsRegistry();
-  private EfsApiCalls calls;
+  private AwsCallRunner calls;
   private String fs;
 
   @BeforeAll
@@ -38,7 +42,7 @@ class SdkEfsCloudIntegrationTest {
   @BeforeEach
   void setUp() {
     aws.reset();
-    calls = new EfsApiCalls(metrics, new EfsApiCalls.RetrySettings(3, Duration.ofMillis(10), Duration.ofMillis(50)));
+    calls = SdkEfsCloud.callRunner(metrics, new AwsRetryPolicy(Duration.ofMillis(10), Duration.ofMillis(50), 3));
     fs = aws.createFileSystem();
   }
 
@@ -84,8 +88,8 @@ class SdkEfsCloudIntegrationTest {
 
     assertThat(cloud.createAccessPoint(spec("pvc-1", 50000)).accessPointId()).isEqualTo(first.accessPointId());
     assertThatThrownBy(() -> cloud.createAccessPoint(spec("pvc-1", 50001)))
-        .isInstanceOfSatisfying(EfsCloudException.class,
-            e -> assertThat(e.error()).isInstanceOf(CloudError.AccessPointAlreadyExists.class));
+        .isInstanceOfSatisfying(AwsCallException.class,
+            e -> assertThat(e.error()).isInstanceOf(AwsCallError.AccessPointAlreadyExists.class));
   }
 
   @Test
@@ -110,8 +114,8 @@ class SdkEfsCloudIntegrationTest {
     assertThat(cloud.listMountTargets(fs)).allMatch(MountTarget::available)
         .allSatisfy(t -> assertThat(t.ipAddress()).isNotEmpty());
     assertThatThrownBy(() -> cloud.describeFileSystem("fs-0123456789abcdef0"))
-        .isInstanceOfSatisfying(EfsCloudException.class,
-            e -> assertThat(e.error()).isInstanceOf(CloudError.NotFound.class));
+        .isInstanceOfSatisfying(AwsCallException.class,
+            e -> assertThat(e.error()).isInstanceOf(AwsCallError.NotFound.class));
   }
 
   @Test

@@ -1,10 +1,10 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.AccessPointSpec;
-import io.awscsi.efs.cloud.CloudError;
 import io.awscsi.efs.cloud.EfsCloud;
-import io.awscsi.efs.cloud.EfsCloudException;
 import io.awscsi.efs.cloud.FileSystem;
 import io.awscsi.efs.cloud.MountTarget;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ final class InMemoryEfsCloud implements EfsCloud {
         if (a.uid() == spec.uid() && a.gid() == spec.gid()) {
           return a;
         }
-        throw new EfsCloudException("CreateAccessPoint", new CloudError.AccessPointAlreadyExists(a.accessPointId(),
+        throw new AwsCallException("CreateAccessPoint", new AwsCallError.AccessPointAlreadyExists(a.accessPointId(),
             "token used"), null);
       }
     }

@@ -1,8 +1,9 @@
 package io.awscsi.efs.testing;
 
+import io.awscsi.aws.call.AwsRetryPolicy;
 import io.awscsi.core.metrics.MetricsRegistry;
-import io.awscsi.efs.cloud.EfsApiCalls;
 import io.awscsi.efs.cloud.EfsCloudFactory;
+import io.awscsi.efs.cloud.SdkEfsCloud;
 import io.awscsi.realism.RealismProfile;
 import io.awscsi.realism.RealismProxy;
 import io.awscsi.realism.process.MotoServer;
@@ -80,7 +81,7 @@ public final class MotoEfs implements AutoCloseable {
   /** A cloud factory with short backoffs, so throttling tests stay fast. */
   public EfsCloudFactory clouds(MetricsRegistry metrics) {
     return new EfsCloudFactory(efs, this::efsClient, () -> sts,
-        new EfsApiCalls(metrics, new EfsApiCalls.RetrySettings(6, Duration.ofMillis(20), Duration.ofMillis(200))));
+        SdkEfsCloud.callRunner(metrics, new AwsRetryPolicy(Duration.ofMillis(20), Duration.ofMillis(200), 6)));
   }
 
   /** A regional file system with no mount targets. */

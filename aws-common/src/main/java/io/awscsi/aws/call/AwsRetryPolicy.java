@@ -1,27 +1,33 @@
-package io.awscsi.ebs.cloud;
+package io.awscsi.aws.call;
 
 import java.time.Duration;
 
 /**
- * When and how long to back off before repeating a failed EC2 call: only throttling and server or network faults
- * are retried, with exponential backoff and jitter, and never past the caller's deadline.
+ * When and how long to back off before repeating a failed AWS call: only throttling and server or network faults
+ * are retried, with exponential backoff and jitter, at most {@code maxAttempts} times in all (the first included), and
+ * never past the caller's deadline.
  */
-public record Ec2RetryPolicy(Duration baseDelay, Duration maxDelay, int maxAttempts) {
+public record AwsRetryPolicy(Duration baseDelay, Duration maxDelay, int maxAttempts) {
 
-  /** Upstream retries up to 50 times and lets the sidecar's timeout end it; the deadline bounds us the same way. */
-  public static final Ec2RetryPolicy DEFAULT = new Ec2RetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(8), 50);
+  /** Upstream EBS retries up to 50 times and lets the sidecar's timeout end it; the deadline bounds us the same way. */
+  public static final AwsRetryPolicy EC2_DEFAULT = new AwsRetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(8),
+      50);
+
+  /** About six seconds of waiting at most, well inside the EFS provisioner's 15 s default timeout. */
+  public static final AwsRetryPolicy EFS_DEFAULT = new AwsRetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(5),
+      6);
 
   /** The smallest remaining time worth another attempt: a request needs at least this long to be answered. */
-  static final Duration MIN_USEFUL_TIME = Duration.ofMillis(50);
+  public static final Duration MIN_USEFUL_TIME = Duration.ofMillis(50);
 
-  public Ec2RetryPolicy {
+  public AwsRetryPolicy {
     if (baseDelay.isNegative() || baseDelay.isZero() || maxDelay.compareTo(baseDelay) < 0 || maxAttempts < 1) {
       throw new IllegalArgumentException("retry policy needs 0 < baseDelay <= maxDelay and maxAttempts >= 1");
     }
   }
 
   /** Whether a call that failed with {@code error} should be tried again with {@code remaining} time left. */
-  public boolean shouldRetry(CloudError error, Duration remaining) {
+  public boolean shouldRetry(AwsCallError error, Duration remaining) {
     return error.retryable() && remaining.compareTo(MIN_USEFUL_TIME) > 0;
   }
 

@@ -3,9 +3,16 @@ package io.awscsi.efs.cloud;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awscsi.aws.call.AwsAction;
+import io.awscsi.aws.call.AwsCallError;
+import io.awscsi.aws.call.AwsCallException;
+import io.awscsi.aws.call.AwsCallRunner;
+import io.awscsi.aws.call.AwsRetryPolicy;
+import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.metrics.MetricsRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,11 +29,21 @@ import software.amazon.awssdk.services.efs.model.BadRequestException;
 import software.amazon.awssdk.services.efs.model.FileSystemNotFoundException;
 import software.amazon.awssdk.services.efs.model.ThrottlingException;
 
-class EfsApiCallsTest {
+/**
+ * EFS's side of the shared call runner: its error classification, its metric names and what is retried. The runner's
+ * own rules (backoff, deadline, token wait) are tested in aws-common's AwsCallRunnerTest.
+ */
+class EfsErrorsTest {
 
   private final MetricsRegistry metrics = new MetricsRegistry();
-  private final EfsApiCalls calls = new EfsApiCalls(metrics,
-      new EfsApiCalls.RetrySettings(4, Duration.ofMillis(1), Duration.ofMillis(5)));
+  private final AwsCallRunner runner = SdkEfsCloud.callRunner(metrics,
+      new AwsRetryPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 4));
+
+  /** As SdkEfsCloud calls: the action by name, within the current call's deadline. */
+  private <T> T call(String request, String resourceId, Supplier<T> call) {
+    return runner.run(AwsAction.named(request), resourceId, CallDeadline.after(Duration.ofSeconds(10)),
+        override -> call.get());
+  }
 
   private static AwsServiceException service(String code, int status) {
     return AwsServiceException.builder().statusCode(status)
@@ -35,43 +52,43 @@ class EfsApiCallsTest {
 
   static Stream<Arguments> classifications() {
     return Stream.of(
-        Arguments.of(AccessPointNotFoundException.builder().message("gone").build(), CloudError.NotFound.class),
-        Arguments.of(FileSystemNotFoundException.builder().message("gone").build(), CloudError.NotFound.class),
+        Arguments.of(AccessPointNotFoundException.builder().message("gone").build(), AwsCallError.NotFound.class),
+        Arguments.of(FileSystemNotFoundException.builder().message("gone").build(), AwsCallError.NotFound.class),
         Arguments.of(AccessPointAlreadyExistsException.builder().accessPointId("fsap-1").message("x").build(),
-            CloudError.AccessPointAlreadyExists.class),
+            AwsCallError.AccessPointAlreadyExists.class),
         Arguments.of(AccessPointLimitExceededException.builder().message("quota").statusCode(403).build(),
-            CloudError.AccessPointLimitExceeded.class),
-        Arguments.of(service("AccessPointLimitExceeded", 403), CloudError.AccessPointLimitExceeded.class),
+            AwsCallError.AccessPointLimitExceeded.class),
+        Arguments.of(service("AccessPointLimitExceeded", 403), AwsCallError.AccessPointLimitExceeded.class),
         Arguments.of(ThrottlingException.builder().message("slow down").statusCode(429).build(),
-            CloudError.Throttled.class),
-        Arguments.of(service("ThrottlingException", 400), CloudError.Throttled.class),
-        Arguments.of(service("AccessDeniedException", 403), CloudError.AccessDenied.class),
-        Arguments.of(service("SomethingForbidden", 403), CloudError.AccessDenied.class),
+            AwsCallError.Throttled.class),
+        Arguments.of(service("ThrottlingException", 400), AwsCallError.Throttled.class),
+        Arguments.of(service("AccessDeniedException", 403), AwsCallError.AccessDenied.class),
+        Arguments.of(service("SomethingForbidden", 403), AwsCallError.AccessDenied.class),
         Arguments.of(BadRequestException.builder().message("bad").statusCode(400).build(),
-            CloudError.InvalidRequest.class),
-        Arguments.of(service("InternalServerError", 500), CloudError.Unavailable.class),
-        Arguments.of(SdkClientException.create("connection refused"), CloudError.Unavailable.class),
-        Arguments.of(service("Weird", 409), CloudError.Unexpected.class));
+            AwsCallError.InvalidRequest.class),
+        Arguments.of(service("InternalServerError", 500), AwsCallError.Unavailable.class),
+        Arguments.of(SdkClientException.create("connection refused"), AwsCallError.Unavailable.class),
+        Arguments.of(service("Weird", 409), AwsCallError.Unexpected.class));
   }
 
   @ParameterizedTest(name = "{1}")
   @MethodSource("classifications")
-  void classifiesAwsErrors(SdkException failure, Class<? extends CloudError> expected) {
+  void classifiesAwsErrors(SdkException failure, Class<? extends AwsCallError> expected) {
     assertThat(EfsErrors.errorOf("fs-0123abcd", failure)).isInstanceOf(expected);
   }
 
   @Test
   void alreadyExistsCarriesTheAccessPointId() {
-    CloudError error = EfsErrors.errorOf("fs-0123abcd",
+    AwsCallError error = EfsErrors.errorOf("fs-0123abcd",
         AccessPointAlreadyExistsException.builder().accessPointId("fsap-0123abcd").message("x").build());
 
-    assertThat(error).isEqualTo(new CloudError.AccessPointAlreadyExists("fsap-0123abcd", "x"));
+    assertThat(error).isEqualTo(new AwsCallError.AccessPointAlreadyExists("fsap-0123abcd", "x"));
   }
 
   @Test
   void retriesThrottledCallsAndCountsThrottles() {
     AtomicInteger attempts = new AtomicInteger();
-    String result = calls.call("DescribeAccessPoints", "fs-0123abcd", () -> {
+    String result = call("DescribeAccessPoints", "fs-0123abcd", () -> {
       if (attempts.incrementAndGet() < 3) {
         throw ThrottlingException.builder().message("Rate exceeded").statusCode(429).build();
       }
@@ -80,9 +97,9 @@ class EfsApiCallsTest {
 
     assertThat(result).isEqualTo("ok");
     assertThat(attempts).hasValue(3);
-    assertThat(metrics.counter(EfsApiCalls.THROTTLES_METRIC, "", "request").value("DescribeAccessPoints"))
+    assertThat(metrics.counter("aws_efs_csi_api_request_throttles_total", "", "request").value("DescribeAccessPoints"))
         .isEqualTo(2);
-    assertThat(metrics.histogram(EfsApiCalls.DURATION_METRIC, "", new double[0], "request")
+    assertThat(metrics.histogram("aws_efs_csi_api_request_duration_seconds", "", new double[0], "request")
         .count("DescribeAccessPoints")).isEqualTo(3);
   }
 
@@ -90,15 +107,15 @@ class EfsApiCallsTest {
   void givesUpAfterTheLastAttemptWithTheClassifiedError() {
     AtomicInteger attempts = new AtomicInteger();
 
-    assertThatThrownBy(() -> calls.call("CreateAccessPoint", "fs-0123abcd", () -> {
+    assertThatThrownBy(() -> call("CreateAccessPoint", "fs-0123abcd", () -> {
       attempts.incrementAndGet();
       throw service("InternalServerError", 503);
-    })).isInstanceOfSatisfying(EfsCloudException.class, e -> {
-      assertThat(e.error()).isInstanceOf(CloudError.Unavailable.class);
+    })).isInstanceOfSatisfying(AwsCallException.class, e -> {
+      assertThat(e.error()).isInstanceOf(AwsCallError.Unavailable.class);
       assertThat(e.operation()).isEqualTo("CreateAccessPoint");
     });
     assertThat(attempts).hasValue(4);
-    assertThat(metrics.counter(EfsApiCalls.ERRORS_METRIC, "", "request", "error")
+    assertThat(metrics.counter("aws_efs_csi_api_request_errors_total", "", "request", "error")
         .value("CreateAccessPoint", "InternalServerError")).isEqualTo(4);
   }
 
@@ -106,11 +123,11 @@ class EfsApiCallsTest {
   void doesNotRetryErrorsThatWillNotPass() {
     AtomicInteger attempts = new AtomicInteger();
 
-    assertThatThrownBy(() -> calls.call("CreateAccessPoint", "fs-0123abcd", () -> {
+    assertThatThrownBy(() -> call("CreateAccessPoint", "fs-0123abcd", () -> {
       attempts.incrementAndGet();
       throw AccessPointLimitExceededException.builder().message("quota").statusCode(403).build();
-    })).isInstanceOfSatisfying(EfsCloudException.class,
-        e -> assertThat(e.error()).isInstanceOf(CloudError.AccessPointLimitExceeded.class));
+    })).isInstanceOfSatisfying(AwsCallException.class,
+        e -> assertThat(e.error()).isInstanceOf(AwsCallError.AccessPointLimitExceeded.class));
     assertThat(attempts).hasValue(1);
   }
 }

@@ -1,17 +1,26 @@
-package io.awscsi.ebs.cloud;
+package io.awscsi.aws.call;
 
+import io.awscsi.core.provider.CallBudget;
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The instant by which an operation must be answered: the gRPC deadline of the call that started it. Every wait in
- * the cloud package (rate limiter, retry backoff, batch result, state polling) is bounded by it, so no thread keeps
- * working for a caller that has given up.
+ * The instant by which an operation must be answered: the gRPC deadline of the call that started it. Every wait on an
+ * AWS API (rate limiter, retry backoff, batch result, state polling) is bounded by it, so no thread keeps working for
+ * a caller that has given up.
  */
 public record CallDeadline(Instant at) {
 
   public static CallDeadline after(Duration timeout) {
     return new CallDeadline(Instant.now().plus(timeout));
+  }
+
+  /**
+   * The deadline of the CSI call on this thread (its gRPC deadline less the margin to answer, {@link CallBudget}), or
+   * {@code fallback} from now outside a CSI call (startup, tests).
+   */
+  public static CallDeadline ofCurrentCall(Duration fallback) {
+    return new CallDeadline(CallBudget.deadline(fallback));
   }
 
   public Duration remaining() {
@@ -30,19 +39,19 @@ public record CallDeadline(Instant at) {
   }
 
   /**
-   * Sleeps for {@code pause}, or fails at once with {@link CloudError.DeadlinePassed} when the pause would end after
+   * Sleeps for {@code pause}, or fails at once with {@link AwsCallError.DeadlinePassed} when the pause would end after
    * the deadline; {@code what} says what was being waited for.
    */
   public void sleep(Duration pause, String what) {
     if (pause.compareTo(remaining()) > 0) {
-      throw new CloudException(new CloudError.DeadlinePassed(what + ": the call's deadline passed ("
+      throw new AwsCallException(new AwsCallError.DeadlinePassed(what + ": the call's deadline passed ("
           + remaining().toMillis() + " ms left, next wait " + pause.toMillis() + " ms)"));
     }
     try {
       Thread.sleep(pause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new CloudException(new CloudError.Interrupted(what + ": interrupted (the driver is stopping)"));
+      throw new AwsCallException(new AwsCallError.Interrupted(what + ": interrupted (the driver is stopping)"));
     }
   }
 }
