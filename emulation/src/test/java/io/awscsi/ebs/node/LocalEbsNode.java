@@ -11,7 +11,7 @@ import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.StageRequest;
 import io.awscsi.core.provider.VolumeCapability;
-import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.emulation.ebs.LoopDeviceBackend;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
