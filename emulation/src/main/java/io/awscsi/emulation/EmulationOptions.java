@@ -1,5 +1,6 @@
 package io.awscsi.emulation;
 
+import io.awscsi.core.host.LoopDevices;
 import io.awscsi.core.host.ProcessCommandRunner;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.ebs.node.VolumeDeviceLocator;
@@ -8,8 +9,8 @@ import io.awscsi.emulation.ebs.LoopDeviceBackend;
 import io.awscsi.emulation.ebs.LoopMirroredController;
 import io.awscsi.emulation.efs.LocalDirectoryMountBackend;
 import io.awscsi.launcher.DriverSeams;
-import io.awscsi.launcher.FlagTable.Flag;
 import io.awscsi.launcher.FlagTable;
+import io.awscsi.launcher.FlagTable.Flag;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,7 +103,7 @@ public record EmulationOptions(Optional<Path> loopStateDir, Optional<Path> efsLo
   public DriverSeams.Opener opener(LoopDeviceBackend.Retention retention) {
     return options -> switch (options.driver()) {
       case EBS -> loopStateDir.<DriverSeams>map(dir -> new LoopAttachments(LoopDeviceBackend.open(dir,
-          new io.awscsi.core.host.LoopDevices(ProcessCommandRunner.create()), retention))).orElse(DriverSeams.NONE);
+          new LoopDevices(ProcessCommandRunner.create()), retention))).orElse(DriverSeams.NONE);
       case EFS -> efsLocalRoot.<DriverSeams>map(LocalDirectories::new).orElse(DriverSeams.NONE);
     };
   }
