@@ -57,8 +57,8 @@ RUN --mount=type=cache,target=/root/.m2 --mount=type=cache,target=/root/go/pkg/m
 # reached without a static reference (the script says which; the local image build runs the same script).
 RUN bash hack/image/jlink-runtime.sh --modules dist/aws-csi-driver >/opt/jre-modules
 # The distribution of the target machine: its Netty library alone in lib/native (BuildKit sets TARGETARCH, amd64 or
-# arm64, per platform; the steps above do not read it, so both platforms share them). lib/local, the `local`
-# subcommand's emulators, stays out.
+# arm64, per platform; the steps above do not read it, so both platforms share them). lib/local, the emulators of
+# the `local` and `emulated` subcommands (the loop-device and local-directory backends among them), stays out.
 ARG TARGETARCH
 RUN bash hack/assemble-dist.sh --arch "${TARGETARCH}" dist/aws-csi-driver \
  && rm -rf dist/aws-csi-driver/lib/local

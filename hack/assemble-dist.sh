@@ -8,9 +8,10 @@
 #   dist/aws-csi-driver/lib/controller/      the EC2 SDK, used by the EBS controller alone: the launcher leaves it off
 #                                            a node plugin's class path, so the node never reads its 12,600 entries
 #   dist/aws-csi-driver/lib/diagnose/        the diagnose command, on the class path of `aws-csi-driver diagnose` alone
-#   dist/aws-csi-driver/lib/local/           `aws-csi-driver local` alone (the local module, the realism layer, the
-#                                            moto and IMDS-emulator helpers): no serving process has them on its class
-#                                            path, and the images leave them out
+#   dist/aws-csi-driver/lib/local/           `aws-csi-driver local` and `aws-csi-driver emulated` alone (the local
+#                                            module, the emulation module's loop-device and local-directory backends,
+#                                            the realism layer, the moto and IMDS-emulator helpers): no serving process
+#                                            has them on its class path, and the production image leaves them out
 # Usage: assemble-dist.sh [--arch "ARCH ..."] [DIST_DIR]
 #   ARCH: x86_64 or aarch64 (Docker's amd64 and arm64 name the same); default both, so that the one distribution runs
 #   on either machine. An image passes its own (the Dockerfile: --arch "$TARGETARCH") and carries only that library.
@@ -39,7 +40,8 @@ mkdir -p "$dist/bin" "$dist/lib/controller" "$dist/lib/local" "$dist/lib/diagnos
 cp "$root/launcher/src/dist/bin/aws-csi-driver" "$dist/bin/"
 cp "$root"/launcher/target/launcher-*-all.jar "$dist/lib/aws-csi-driver.jar"
 cp "$root"/launcher/target/lib/ec2-*.jar "$dist/lib/controller/"
-cp "$root"/local/target/local-*.jar "$root"/aws-realism/target/aws-realism-*.jar "$dist/lib/local/"
+cp "$root"/local/target/local-*.jar "$root"/emulation/target/emulation-*.jar "$root"/aws-realism/target/aws-realism-*.jar \
+  "$dist/lib/local/"
 cp "$root"/launcher/target/lib/diagnose-*.jar "$dist/lib/diagnose/"
 # Netty's epoll library as a file: Netty loads it from java.library.path (the launcher points it at lib/native) before
 # it would copy it out of the jar into a temporary file, which costs the node ~25 ms of start (a SecureRandom for the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of the distribution as the image ships it: the launcher script (class path and JVM flags per mode, the AOT
-# cache choice, the emulators reachable from `local` alone), Netty's native library per machine architecture, the AOT
+# cache choice, the emulators reachable from `local` and `emulated` alone), Netty's native library per machine architecture, the AOT
 # training script the Dockerfile runs, and the node plugin started from it against a loopback IMDS stand-in (ready
 # only once its metadata is read, NodeGetInfo, a clear exit when metadata is unreachable, SIGTERM, the kubelet
 # registration served in one container) and a Kubernetes API stand-in (the startup taint removed by a child process,
@@ -137,10 +137,11 @@ node_serves_the_kubelet_registration_from_its_aot_cache() {
     && grep -q 'registration socket .* removed' "$work/regnode.log" || { cat "$work/regnode.log"; return 1; }
 }
 
-# What ships is what production runs: the emulators (the realism layer, the moto and IMDS-emulator helpers) and the
-# local runtime live in lib/local, which only `local` puts on its class path.
-emulator_classes_in() { # the emulator and local-runtime classes in the given jars
-  for jar in "$@"; do unzip -Z1 "$jar" | grep -E '^io/awscsi/(realism|local)/' | sed "s|^|$jar: |"; done
+# What ships is what production runs: the emulators (the realism layer, the moto and IMDS-emulator helpers), the
+# emulation module (the loop-device and local-directory backends, the emulated driver's entry point) and the local
+# runtime live in lib/local, which only `local` and `emulated` put on their class path.
+emulator_classes_in() { # the emulator, emulation and local-runtime classes in the given jars
+  for jar in "$@"; do unzip -Z1 "$jar" | grep -E '^io/awscsi/(realism|emulation|local)/' | sed "s|^|$jar: |"; done
 }
 serving_class_paths_hold_no_emulator() {
   local found; found="$(emulator_classes_in "$dist"/lib/*.jar "$dist"/lib/controller/*.jar | head -5)"
@@ -152,7 +153,8 @@ serving_class_paths_hold_no_emulator() {
     [[ "$cl" != *"lib/local"* ]] || { echo "$name: $cl"; return 1; }
   done
   # ... and lib/local has them, so the check above would see them if they came back
-  [ -n "$(emulator_classes_in "$dist"/lib/local/*.jar | grep -m1 'io/awscsi/realism/process/MotoServer')" ]
+  [ -n "$(emulator_classes_in "$dist"/lib/local/*.jar | grep -m1 'io/awscsi/realism/process/MotoServer')" ] \
+    && [ -n "$(emulator_classes_in "$dist"/lib/local/*.jar | grep -m1 'io/awscsi/emulation/ebs/LoopDeviceBackend')" ]
 }
 no_serving_class_refers_to_an_emulator_class() {
   # a reference would be a UTF-8 constant naming the class in some class file of the driver's own packages
@@ -161,8 +163,32 @@ no_serving_class_refers_to_an_emulator_class() {
     unzip -q -o "$jar" 'io/awscsi/*' -d "$work/serving-classes" 2>/dev/null
   done
   [ -f "$work/serving-classes/io/awscsi/launcher/Main.class" ] || { echo "no driver classes extracted"; return 1; }
-  refs="$(grep -rlaE 'io/awscsi/(realism|local)/' "$work/serving-classes")"
+  refs="$(grep -rlaE 'io[/.]awscsi[/.](realism|emulation|local)[/.]' "$work/serving-classes")"
   [ -z "$refs" ] || { echo "classes referring to lib/local:"; echo "$refs"; return 1; }
+  # ... and the same grep finds the references lib/local's own classes make (it would see one that came back)
+  unzip -q -o "$dist"/lib/local/emulation-*.jar 'io/awscsi/*' -d "$work/emulation-classes" 2>/dev/null
+  grep -qlaE 'io/awscsi/emulation/ebs/' "$work/emulation-classes/io/awscsi/emulation/EmulationOptions.class"
+}
+# The emulated driver (loop devices, local directories) runs from lib/local; the serving one refuses its flags.
+emulated_runs_with_lib_local_on_its_class_path() {
+  "$cli" emulated --driver ebs --device-backend nbd >"$work/emulated.out" 2>&1; local rc=$?
+  cat "$work/emulated.out"
+  [ "$rc" -eq 2 ] && grep -q '^aws-csi-driver emulated: --device-backend must be nvme|loop, got nbd' "$work/emulated.out" \
+    && "$cli" emulated --help | grep -q -- '--loop-state-dir DIR'
+}
+the_serving_driver_refuses_the_emulated_drivers_flags() {
+  local flag rc
+  for flag in --device-backend=loop --loop-state-dir=/tmp/x --efs-mount-backend=local --efs-local-root=/tmp/x; do
+    "$cli" --driver efs --mode node --endpoint "unix://$work/refused.sock" "$flag" >"$work/refused.out" 2>&1; rc=$?
+    cat "$work/refused.out"
+    [ "$rc" -eq 2 ] && grep -q "^aws-csi-driver: ${flag%%=*} is a flag of the emulated driver.*aws-csi-driver emulated" \
+      "$work/refused.out" && [ ! -e "$work/refused.sock" ] || return 1
+  done
+  # ... and the application jar alone points `emulated` at the launcher script
+  "${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java" -cp "$dist/lib/*" io.awscsi.launcher.Main emulated \
+    >"$work/noemulated.out" 2>&1; rc=$?
+  cat "$work/noemulated.out"
+  [ "$rc" -eq 2 ] && grep -q 'bin/aws-csi-driver emulated' "$work/noemulated.out"
 }
 local_runs_with_lib_local_on_its_class_path() {
   "$cli" local --driver nope >"$work/local.out" 2>&1; local rc=$?
@@ -483,8 +509,12 @@ check "node never opens the EC2 jar" node_never_opens_the_ec2_jar
 check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_sdk_and_no_node_flags
 check "no jar of a serving class path holds an emulator class; node and controller leave lib/local off" \
   serving_class_paths_hold_no_emulator
-check "no class of a serving class path refers to an emulator or local-runtime class" \
+check "no class of a serving class path refers to an emulator, emulation or local-runtime class" \
   no_serving_class_refers_to_an_emulator_class
+check "emulated starts io.awscsi.emulation.EmulatedDriverMain with lib/local on its class path" \
+  emulated_runs_with_lib_local_on_its_class_path
+check "the serving driver refuses the emulated driver's flags, naming the emulated entry point" \
+  the_serving_driver_refuses_the_emulated_drivers_flags
 check "local starts io.awscsi.local.LocalMain with lib/local on its class path" local_runs_with_lib_local_on_its_class_path
 check "the application jar alone points local at the launcher script" the_application_jar_alone_cannot_run_local
 check "SIGTERM stops the node and removes its socket" sigterm_stops_the_node_and_removes_its_socket

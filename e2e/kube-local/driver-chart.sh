@@ -50,11 +50,12 @@ EOF
   mount --bind "$KUBELET_DIR" "$KUBELET_DIR" && mount --make-rshared "$KUBELET_DIR"
 }
 
-# The images of the release: the driver's (make image) and the sidecars' (built here from build.sh's binaries when
-# missing; cached by hack/image), imported into the node's containerd.
+# The images of the release: the driver's emulated TEST image (make image: the production image plus lib/local and
+# the emulated entrypoint, hack/image/aws-csi-driver-emulated) and the sidecars' (built here from build.sh's binaries
+# when missing; cached by hack/image), imported into the node's containerd.
 import_images() {
   local ctr_="ctr --address $R/containerd.sock -n k8s.io" specs=() s
-  [ -s "$IMAGES/aws-csi-driver.tar" ] || die "no driver image in $IMAGES (make image)"
+  [ -s "$IMAGES/aws-csi-driver-emulated.tar" ] || die "no emulated driver test image in $IMAGES (make image)"
   for s in $SIDECAR_IMAGES; do
     [ -s "$IMAGES/${s%%:*}.tar" ] && grep -qx "$IMAGE_REPO/$s" "$IMAGES/${s%%:*}.tar.ref" 2>/dev/null \
       || specs+=("$B/${s%%:*}=$s")
@@ -63,10 +64,10 @@ import_images() {
     bash "$KL_ROOT/hack/image/build-static-image.sh" --repo "$IMAGE_REPO" "${specs[@]}" >> "$L/images.log" 2>&1 \
       || { tail_log images; return 1; }
   fi
-  for s in aws-csi-driver $SIDECAR_IMAGES; do
+  for s in aws-csi-driver-emulated $SIDECAR_IMAGES; do
     $ctr_ images import "$IMAGES/${s%%:*}.tar" >/dev/null || return 1
   done
-  DRIVER_IMAGE_REF=$(cat "$IMAGES/aws-csi-driver.tar.ref")
+  DRIVER_IMAGE_REF=$(cat "$IMAGES/aws-csi-driver-emulated.tar.ref")
   # The tag the release is installed with (IMAGE_TAG of make image may differ from the default).
   DRIVER_IMAGE_TAG=${DRIVER_IMAGE_REF##*:}
 }
@@ -106,8 +107,8 @@ sidecars:
   snapshotter: {image: {repository: $IMAGE_REPO/csi-snapshotter, tag: v8.7.0}}
 controller:
   region: "$region"
-  additionalArgs: [--device-backend=loop, "--loop-state-dir=$loop"]
   env:$controller_env
+    - {name: AWS_CSI_EMULATION_ARGS, value: "--device-backend=loop --loop-state-dir=$loop"}
   volumes:
     - {name: loop-state, hostPath: {path: "$loop", type: Directory}}
     - {name: host-dev, hostPath: {path: /dev, type: Directory}}
@@ -117,8 +118,9 @@ controller:
 node:
   kubeletPath: "$KUBELET_DIR"
   # The node's address (on loopback), not the chart's 0.0.0.0: the kubelet probes a hostNetwork pod there.
-  additionalArgs: [--device-backend=loop, "--loop-state-dir=$loop", "--http-endpoint=$NODE_IP:3302"]
+  additionalArgs: ["--http-endpoint=$NODE_IP:3302"]
   env:$node_env
+    - {name: AWS_CSI_EMULATION_ARGS, value: "--device-backend=loop --loop-state-dir=$loop"}
   volumes:
     - {name: loop-state, hostPath: {path: "$loop", type: Directory}}
   volumeMounts:
@@ -130,8 +132,8 @@ sidecars:
   csiProvisioner: {image: {repository: $IMAGE_REPO/csi-provisioner, tag: v6.4.0}}
 controller:
   region: "$region"
-  additionalArgs: [--efs-mount-backend=local, "--efs-local-root=$efs"]
   env:$controller_env
+    - {name: AWS_CSI_EMULATION_ARGS, value: "--efs-mount-backend=local --efs-local-root=$efs"}
   volumes:
     - {name: efs-local, hostPath: {path: "$efs", type: Directory}}
     - {name: efs-controller-mounts, emptyDir: {}}

@@ -158,7 +158,8 @@ class Translator:
                 driver = flag_value(args, "--driver")
                 # Every replica on its own port: the chart's fixed port (one per pod network) would collide here.
                 plugin_health = self.next_port()
-                command = [self.a.driver] + without_flag(args, "--http-endpoint") + [
+                # The emulated driver (lib/local): loop devices and local directories in place of EC2 and EFS.
+                command = [self.a.driver, "emulated"] + without_flag(args, "--http-endpoint") + [
                     "--http-endpoint", f"127.0.0.1:{plugin_health}"]
                 if driver == "ebs":
                     command += ["--device-backend", "loop", "--loop-state-dir", self.a.loop_dir]

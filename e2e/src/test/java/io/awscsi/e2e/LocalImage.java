@@ -41,8 +41,9 @@ final class LocalImage {
   static final List<Difference> DIFFERENCES = List.of(new Difference("amazon-efs-utils",
       List.of("mount.efs", "amazon-efs-mount-watchdog"), "/etc/amazon",
       "the Dockerfile builds amazon-efs-utils from its GitHub source (stage efs-utils), which cannot be fetched where "
-          + "the local image is built (no registry serves it); the local image serves EFS with "
-          + "--efs-mount-backend local (the local stand-in), which runs no mount.efs"));
+          + "the local image is built (no registry serves it); the local cluster's pods run the emulated test image "
+          + "built on it (aws-csi-driver-emulated: the EFS controller on local directories, the EFS node on "
+          + "hack/efs-utils-standin's mount.efs)"));
 
   private static ImageArchive image;
 

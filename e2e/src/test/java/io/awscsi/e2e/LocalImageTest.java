@@ -137,6 +137,8 @@ class LocalImageTest {
       assertThat(node.executable()).as(file + " executable").isEqualTo(Files.isExecutable(dist.resolve(file)));
     }
     assertThat(image.node(HOME + "/lib/local")).as("lib/local (the emulators) in the image").isEmpty();
+    // the emulated test image's entrypoint is that image's layer alone (hack/image/build-driver-image.sh)
+    assertThat(image.node(HOME + "/bin/aws-csi-driver-emulated")).as("the emulated entrypoint in the image").isEmpty();
     assertThat(image.list(HOME).stream().map(p -> p.substring(HOME.length() + 1)).collect(Collectors.toSet()))
         .containsExactlyInAnyOrder("bin", "lib", "jre", "aot");
   }

@@ -21,8 +21,6 @@ import io.awscsi.ebs.controller.EbsControllerOptions;
 import io.awscsi.ebs.controller.EbsControllerProvider;
 import io.awscsi.ebs.limits.VolumeAttachLimitSettings;
 import io.awscsi.ebs.limits.VolumeAttachLimits;
-import io.awscsi.ebs.local.LoopDeviceBackend;
-import io.awscsi.ebs.local.LoopMirroredController;
 import io.awscsi.ebs.node.EbsNodeProvider;
 import io.awscsi.ebs.node.VolumeDeviceLocator;
 import io.awscsi.efs.cloud.EfsCloudFactory;
@@ -33,12 +31,9 @@ import io.awscsi.efs.controller.KubernetesValueReader;
 import io.awscsi.efs.efsutils.EfsUtilsConfig;
 import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackend;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
-import io.awscsi.launcher.DriverOptions.DeviceBackend;
-import io.awscsi.launcher.DriverOptions.MountBackend;
 import io.awscsi.launcher.kube.KubernetesClientProvider;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,8 +59,6 @@ public final class DriverFactories {
 
   private static final Logger LOG = LogManager.getLogger(DriverFactories.class);
   private static final Duration DEVICE_WAIT = Duration.ofSeconds(30);
-  /** The loop backend links a device before ControllerPublishVolume answers: no attachment is still on its way. */
-  private static final Duration LOOP_DEVICE_WAIT = Duration.ofSeconds(3);
 
   private DriverFactories() {}
 
@@ -82,23 +75,24 @@ public final class DriverFactories {
     }
   }
 
-  /** The serving driver: the loop-device backend's volumes outlive the process (as EC2 attachments do). */
+  /** The serving driver: every part built for AWS. */
   public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap) {
-    return create(o, metrics, envMap, LoopDeviceBackend.Retention.PERSISTENT);
+    return create(o, metrics, envMap, DriverSeams.Opener.NONE);
   }
 
   /**
-   * @param loopRetention what the loop-device backend does at shutdown: PERSISTENT for a serving driver, THROW_AWAY
-   *     only for runs whose volumes live no longer than the process (the local runtime, csi-sanity)
+   * @param seams opened first, and closed last with the driver's resources: the parts a caller puts in place of
+   *     those built for AWS
    */
   public static Built create(DriverOptions o, MetricsRegistry metrics, Map<String, String> envMap,
-      LoopDeviceBackend.Retention loopRetention) {
+      DriverSeams.Opener seams) {
     Environment env = Environment.of(envMap);
     Resources resources = new Resources();
     try {
+      DriverSeams opened = resources.add(seams.open(o));
       return switch (o.driver()) {
-        case EBS -> ebs(o, metrics, env, resources, loopRetention);
-        case EFS -> efs(o, metrics, env, resources);
+        case EBS -> ebs(o, metrics, env, resources, opened);
+        case EFS -> efs(o, metrics, env, resources, opened);
       };
     } catch (RuntimeException e) {
       resources.close();
@@ -106,7 +100,7 @@ public final class DriverFactories {
     }
   }
 
-  /** Releases what a driver that never served opened (clients, loop backend), logging what fails. */
+  /** Releases what a driver that never served opened (clients, seams), logging what fails. */
   public static void closeQuietly(DriverProvider provider) {
     try {
       provider.resources().close();
@@ -116,14 +110,10 @@ public final class DriverFactories {
   }
 
   private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
-      LoopDeviceBackend.Retention loopRetention) {
+      DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
     Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
-    LoopDeviceBackend loops = null;
-    HostTools host = o.mode().node() || o.ebs().deviceBackend() == DeviceBackend.LOOP ? HostTools.create() : null;
-    if (o.ebs().deviceBackend() == DeviceBackend.LOOP) {
-      loops = resources.add(LoopDeviceBackend.open(o.ebs().loopStateDir(), host.loops(), loopRetention));
-    }
+    HostTools host = o.mode().node() ? HostTools.create() : null;
     ControllerProvider controller = null;
     if (o.mode().controller()) {
       AwsClientConfig aws = clientConfig(env, metadata);
@@ -134,10 +124,7 @@ public final class DriverFactories {
           .withExtraTags(o.ebs().extraTags())
           .withK8sTagClusterId(o.ebs().k8sTagClusterId())
           .withModifyVolumeRequestHandlerTimeout(o.ebs().modifyVolumeRequestHandlerTimeout());
-      controller = EbsControllerProvider.create(options, ec2, metrics);
-      if (loops != null) {
-        controller = new LoopMirroredController(controller, loops);
-      }
+      controller = seams.controller(EbsControllerProvider.create(options, ec2, metrics));
     }
     NodeProvider node = null;
     DeferredNodeInfo info = null;
@@ -149,20 +136,19 @@ public final class DriverFactories {
         return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
             NodeTopology.segments(self, o.driver().csiName()));
       });
-      VolumeDeviceLocator locator = loops != null ? loops.locator(LOOP_DEVICE_WAIT)
-          : VolumeDeviceLocator.forHost(DEVICE_WAIT);
+      VolumeDeviceLocator locator = seams.ebsDeviceLocator().orElseGet(() -> VolumeDeviceLocator.forHost(DEVICE_WAIT));
       node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.ofNullable(info), afterStart("ebs", o, env, resources));
   }
 
-  private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources) {
+  private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
+      DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
     Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
     HostTools host = HostTools.create();
-    EfsMountBackendKind backend = o.efs().mountBackend() == MountBackend.LOCAL
-        ? EfsMountBackendKind.LOCAL : EfsMountBackendKind.EFS_UTILS;
+    Optional<EfsMountBackend.Factory> mounts = seams.efsMountBackend();
     AwsClientConfig aws = clientConfig(env, metadata);
     Supplier<EfsClient> efsClient = memoize(() -> resources.add(efsClient(aws, env, aws.credentialsFor(AwsService.EFS))));
     Supplier<EfsCloudFactory> clouds = memoize(() -> EfsCloudFactory.create(efsClient.get(),
@@ -175,11 +161,10 @@ public final class DriverFactories {
       if (o.mode().node()) {
         zone = metadata.get().availabilityZone();
       }
-      controller = resources.add(EfsControllerProvider.create(new EfsControllerOptions(o.efs().tags(),
-          o.efs().deleteAccessPointRootDir(), backend, o.efs().localRoot(), o.efs().workDir(), zone,
-          backend == EfsMountBackendKind.EFS_UTILS && !o.mode().node() ? Optional.of(efsUtils(o, env))
-              : Optional.empty()),
-          clouds.get(), host.mounter(), new KubernetesValueReader(kube), metrics));
+      controller = seams.controller(resources.add(EfsControllerProvider.create(new EfsControllerOptions(
+          o.efs().tags(), o.efs().deleteAccessPointRootDir(), o.efs().workDir(), zone,
+          mounts.isEmpty() && !o.mode().node() ? Optional.of(efsUtils(o, env)) : Optional.empty()),
+          clouds.get(), host.mounter(), new KubernetesValueReader(kube), metrics, mounts)));
     }
     NodeProvider node = null;
     if (o.mode().node()) {
@@ -189,14 +174,14 @@ public final class DriverFactories {
           NodeTopology.segments(self, o.driver().csiName()));
       EfsNodeOptions options = new EfsNodeOptions(o.efs().volMetricsOptIn(), o.efs().volMetricsRefreshPeriod(),
           o.efs().volMetricsFsRateLimit(), o.efs().forceUnmountAfterTimeout(), o.efs().unmountTimeout(),
-          o.efs().maxInflightMountCalls(), backend, o.efs().localRoot(),
-          backend == EfsMountBackendKind.EFS_UTILS ? Optional.of(efsUtils(o, env)) : Optional.empty());
-      // Only the LOCAL backend reads access point roots (efs-utils leaves them to EFS); the cloud is built on its use.
-      EfsMountBackend mounts = backend.create(host.mounter(), o.efs().localRoot(),
-          () -> SdkEfsCloud.create(efsClient.get(), metrics)::describeAccessPoint,
-          options.efsUtils().map(u -> u.directories().stateDir()).orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY),
-          () -> { });
-      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(), mounts, metrics));
+          o.efs().maxInflightMountCalls(), mounts.isEmpty() ? Optional.of(efsUtils(o, env)) : Optional.empty());
+      // efs-utils leaves access point roots to EFS; a backend given in its place may read them (the cloud is built
+      // on that read).
+      EfsMountBackend backend = mounts.isPresent()
+          ? mounts.get().create(host.mounter(), () -> SdkEfsCloud.create(efsClient.get(), metrics)::describeAccessPoint)
+          : new EfsUtilsMountBackend(host.mounter(), options.efsUtils().map(u -> u.directories().stateDir())
+              .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), () -> { });
+      node = resources.add(EfsNodeProvider.create(options, info, host.mounter(), host.runner(), backend, metrics));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.empty(), afterStart("efs", o, env, resources));

@@ -61,11 +61,12 @@ public record DriverOptions(
     }
   }
 
-  /** Where attached EBS volumes appear: real NVMe devices, or loop devices of the local runtime. */
-  public enum DeviceBackend { NVME, LOOP }
-
-  /** How EFS file systems are mounted: efs-utils, or bind mounts of local directories in the local runtime. */
-  public enum MountBackend { EFS_UTILS, LOCAL }
+  /**
+   * The flags of the emulated driver (attachments as loop devices, EFS as local directories), which this driver
+   * once had: named so that a serving driver given one says where it went rather than that it does not know it.
+   */
+  static final List<String> EMULATED_DRIVER_FLAGS =
+      List.of("device-backend", "loop-state-dir", "efs-mount-backend", "efs-local-root");
 
   /**
    * The kubelet plugin registration served by the node plugin itself (in place of node-driver-registrar), with the
@@ -78,8 +79,7 @@ public record DriverOptions(
 
   /** EBS flags (controller and node). */
   public record Ebs(Map<String, String> extraTags, String k8sTagClusterId, Duration modifyVolumeRequestHandlerTimeout,
-      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, DeviceBackend deviceBackend,
-      Path loopStateDir) {}
+      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs) {}
 
   /**
    * EFS flags (controller and node).
@@ -92,11 +92,12 @@ public record DriverOptions(
    */
   public record Efs(Map<String, String> tags, boolean deleteAccessPointRootDir, boolean volMetricsOptIn,
       Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit, boolean forceUnmountAfterTimeout,
-      Duration unmountTimeout, int maxInflightMountCalls, int volumeAttachLimit, MountBackend mountBackend,
-      Path localRoot, EfsUtilsDirectories efsUtilsDirectories, List<ConfOverride> efsUtilsConfOverrides,
+      Duration unmountTimeout, int maxInflightMountCalls, int volumeAttachLimit,
+      EfsUtilsDirectories efsUtilsDirectories, List<ConfOverride> efsUtilsConfOverrides,
       boolean cloudWatchLogEnabled, String watchdogPath, Path workDir) {}
 
   public static DriverOptions parse(String[] args, Map<String, String> env) {
+    refuseEmulatedDriverFlags(args);
     // The flags are those of the one table --help prints.
     Flags f = Usage.SERVE.parse(args);
     if (!f.positional().isEmpty()) {
@@ -112,9 +113,7 @@ public record DriverOptions(
     }
     Ebs ebs = new Ebs(keyValues("extra-tags", f.string("extra-tags", ""), ",", "="),
         f.string("k8s-tag-cluster-id", ""), f.duration("modify-volume-request-handler-timeout", Duration.ofSeconds(2)),
-        attachLimit, reserved, f.bool("legacy-xfs"),
-        choice("device-backend", f.string("device-backend", "nvme"), DeviceBackend.class),
-        Path.of(f.string("loop-state-dir", "/var/lib/aws-csi-driver/loop")));
+        attachLimit, reserved, f.bool("legacy-xfs"));
     // As upstream, both limits count only when opted in; the values alone are what upstream's chart always passes.
     int maxInflight = f.bool("max-inflight-mount-calls-opt-in") ? f.integer("max-inflight-mount-calls", -1) : -1;
     int efsAttachLimit = f.bool("volume-attach-limit-opt-in") ? Math.max(0, attachLimit) : 0;
@@ -136,8 +135,7 @@ public record DriverOptions(
         f.bool("vol-metrics-opt-in"), refreshPeriod(f.string("vol-metrics-refresh-period", "240")),
         positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit", 5)),
         f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
-        efsAttachLimit, choice("efs-mount-backend", f.string("efs-mount-backend", "efs-utils"), MountBackend.class),
-        Path.of(f.string("efs-local-root", "/var/lib/aws-csi-driver/efs-local")), efsUtilsDirs, overrides,
+        efsAttachLimit, efsUtilsDirs, overrides,
         f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path", "").strip(),
         Path.of(f.string("efs-work-dir", EfsControllerOptions.DEFAULT_WORK_DIR.toString())));
     return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
@@ -145,6 +143,24 @@ public record DriverOptions(
         Level.toLevel(f.string("log-level", "info"), Level.INFO),
         f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""),
         registration(f, driver, mode), kubeletDir(f), ebs, efs);
+  }
+
+  /**
+   * Refuses a flag of the emulated driver, naming where it went: the loop devices and local directories stand in for
+   * EC2 and EFS on a machine without them, and a serving driver has no such code on its class path.
+   */
+  private static void refuseEmulatedDriverFlags(String[] args) {
+    for (String arg : args) {
+      if (!arg.startsWith("--")) {
+        continue;
+      }
+      String name = arg.substring(2).split("=", 2)[0];
+      if (EMULATED_DRIVER_FLAGS.contains(name)) {
+        throw new IllegalArgumentException("--" + name + " is a flag of the emulated driver (loop devices and local"
+            + " directories in place of EC2 and EFS), not of a serving one: run `aws-csi-driver emulated` from a"
+            + " distribution with lib/local (the local runtime and the test harnesses do)");
+      }
+    }
   }
 
   /**

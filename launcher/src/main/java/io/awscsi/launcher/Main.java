@@ -27,8 +27,11 @@ import org.apache.logging.log4j.Logger;
  * The composition root: flags -> options -> one provider wired into driver-core -> serve until SIGTERM.
  * Subcommands: {@code client} (call an RPC by hand), {@code diagnose} (which stage of a volume is stuck, from the
  * Kubernetes API; its jar is in lib/diagnose), {@code pre-stop-hook} (EBS node preStop), {@code remove-startup-taint}
- * (the node's child process for its taint). {@code local} (the local runtime on emulated AWS) is
- * io.awscsi.local.LocalMain, in lib/local: the application jar holds no emulator.
+ * (the node's child process for its taint). {@code local} (the local runtime on emulated AWS) and {@code emulated}
+ * (the driver with loop devices and local directories in place of EC2's attachments and EFS mounts) run from
+ * lib/local, which the launcher script puts on their class path alone: the application jar holds no emulator, and
+ * the emulated driver reaches this composition root through {@link #serve(String[], Map, PrintStream, PrintStream,
+ * DriverSeams.Opener)}.
  */
 public final class Main {
 
@@ -57,6 +60,11 @@ public final class Main {
               + " which adds lib/local to the class path");
           yield EXIT_USAGE;
         }
+        case "emulated" -> {
+          err.println("aws-csi-driver: emulated runs from the distribution's launcher script (bin/aws-csi-driver"
+              + " emulated), which adds lib/local to the class path");
+          yield EXIT_USAGE;
+        }
         case "client" -> client(rest, env, out, err);
         case "pre-stop-hook" -> PreStopHook.run(env, err);
         case StartupTaintCommand.NAME -> StartupTaintCommand.run(rest, env, err);
@@ -67,7 +75,7 @@ public final class Main {
         }
         case "serve" -> serve(rest, env, out, err);
         default -> {
-          err.println("unknown subcommand " + args[0] + "; use serve (default), local, client, diagnose,"
+          err.println("unknown subcommand " + args[0] + "; use serve (default), local, emulated, client, diagnose,"
               + " pre-stop-hook or " + StartupTaintCommand.NAME);
           yield EXIT_USAGE;
         }
@@ -77,6 +85,17 @@ public final class Main {
   }
 
   static int serve(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+    return serve(args, env, out, err, DriverSeams.Opener.NONE);
+  }
+
+  /**
+   * Serves until SIGTERM with the given seams (opened once the endpoint is found free, before anything else of the
+   * driver): the serving driver's are none; another entry point's put other parts in place of those built for AWS.
+   *
+   * @return the process's exit code
+   */
+  public static int serve(String[] args, Map<String, String> env, PrintStream out, PrintStream err,
+      DriverSeams.Opener seams) {
     DriverOptions options;
     CsiEndpoint endpoint;
     InetSocketAddress http;
@@ -112,7 +131,7 @@ public final class Main {
     DriverFactories.Built driver;
     KubeletDirectory kubelet = options.mode().node() ? kubeletDirectory(options.kubeletDir(), log) : null;
     try {
-      driver = DriverFactories.create(options, metrics, env);
+      driver = DriverFactories.create(options, metrics, env, seams);
     } catch (Exception e) {
       log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
       err.println("aws-csi-driver: cannot start: " + e.getMessage());
@@ -122,7 +141,7 @@ public final class Main {
       runtime = DriverRuntime.start(driver.provider(), kubelet, endpoint, http, metrics,
           options.shutdownGrace());
     } catch (Exception e) {
-      // Releases clients and the like; the serving driver's loop-device backend keeps every volume as it is.
+      // Releases clients and the seams (an emulated driver's loop devices keep every volume as it is).
       DriverFactories.closeQuietly(driver.provider());
       log.error("cannot start {} in {} mode: {}", options.driver().csiName(), options.mode(), e.getMessage());
       err.println("aws-csi-driver: cannot start: " + e.getMessage());

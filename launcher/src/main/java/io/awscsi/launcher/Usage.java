@@ -36,8 +36,6 @@ public final class Usage {
       Flag.of(EBS, "volume-attach-limit", "N", "attach limit reported by the node (default from the instance type)"),
       Flag.of(EBS, "reserved-volume-attachments", "N", "attachments not available to CSI volumes"),
       Flag.of(EBS, "legacy-xfs", "", "make xfs that mounts on kernels <= 5.4"),
-      Flag.of(EBS, "device-backend", "nvme|loop", "where attached volumes appear (loop: the local runtime's devices)"),
-      Flag.of(EBS, "loop-state-dir", "DIR", "the loop backend's backing files (default /var/lib/aws-csi-driver/loop)"),
       Flag.of(EFS, "tags", "\"k:v k2:v2\"", "tags for every access point"),
       Flag.of(EFS, "delete-access-point-root-dir", "", "DeleteVolume also deletes the volume's directory"),
       Flag.of(EFS, "vol-metrics-opt-in", "", "report volume usage in NodeGetVolumeStats"),
@@ -60,9 +58,6 @@ public final class Usage {
           + "amazon-efs-mount-watchdog on PATH)"),
       Flag.of(EFS, "efs-utils-etc-dir-path", "DIR", "the link efs-utils reads (default /etc/amazon/efs; tests)"),
       Flag.of(EFS, "efs-state-dir-path", "DIR", "the proxies' state (default /var/run/efs; tests)"),
-      Flag.of(EFS, "efs-mount-backend", "efs-utils|local", "how file systems are mounted (local: the local runtime)"),
-      Flag.of(EFS, "efs-local-root", "DIR", "the local backend's file systems (default "
-          + "/var/lib/aws-csi-driver/efs-local)"),
       Flag.of(EFS, "efs-work-dir", "DIR", "where the controller mounts file systems for efs-dir volumes and "
           + "--delete-access-point-root-dir, one directory per file system (default /var/lib/csi/pv, as upstream)")));
 

@@ -41,8 +41,12 @@ class UsageTest {
         new PrintStream(err));
 
     assertThat(help).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("aws-csi-driver local", "--efs-local-root DIR",
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("aws-csi-driver local", "--efs-work-dir DIR",
         "--env-file FILE", "ebs|efs|both|none");
+    // the emulated driver's flags are its own (io.awscsi.emulation, lib/local), not the serving driver's
+    for (String flag : DriverOptions.EMULATED_DRIVER_FLAGS) {
+      assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("--" + flag);
+    }
     assertThat(local).isEqualTo(Main.EXIT_USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("bin/aws-csi-driver local");
   }

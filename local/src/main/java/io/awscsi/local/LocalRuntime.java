@@ -6,7 +6,8 @@ import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.server.CsiEndpoint;
 import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.core.server.SocketFile;
-import io.awscsi.ebs.local.LoopDeviceBackend;
+import io.awscsi.emulation.EmulationOptions;
+import io.awscsi.emulation.ebs.LoopDeviceBackend;
 import io.awscsi.launcher.DriverFactories;
 import io.awscsi.launcher.DriverOptions;
 import io.awscsi.launcher.DriverOptions.Driver;
@@ -78,7 +79,8 @@ public final class LocalRuntime implements AutoCloseable {
         SocketFile.checkFree(endpoint.socketPath());
         MetricsRegistry metrics = new MetricsRegistry();
         // The emulated AWS lives as long as this run, so its volumes do too.
-        var built = DriverFactories.create(options, metrics, env, LoopDeviceBackend.Retention.THROW_AWAY);
+        var built = DriverFactories.create(options, metrics, env,
+            emulation(d, workDir).opener(LoopDeviceBackend.Retention.THROW_AWAY));
         try {
           drivers.put(d, DriverRuntime.start(built.provider(),
               KubeletDirectory.resolve(options.kubeletDir()), endpoint, null, metrics, Duration.ofSeconds(5)));
@@ -102,13 +104,16 @@ public final class LocalRuntime implements AutoCloseable {
     Path dir = workDir.resolve(d.name().toLowerCase());
     List<String> a = new ArrayList<>(List.of("--driver", d.name().toLowerCase(), "--mode", "all",
         "--endpoint", "unix://" + dir.resolve("csi.sock"), "--kubelet-dir", kubeletDir.toString()));
-    if (d == Driver.EBS) {
-      a.addAll(List.of("--device-backend", "loop", "--loop-state-dir", dir.resolve("loop").toString()));
-    } else {
-      a.addAll(List.of("--efs-mount-backend", "local", "--efs-local-root", dir.resolve("root").toString(),
-          "--efs-work-dir", dir.resolve("pv").toString()));
+    if (d == Driver.EFS) {
+      a.addAll(List.of("--efs-work-dir", dir.resolve("pv").toString()));
     }
     return a.toArray(String[]::new);
+  }
+
+  /** EBS attachments as loop devices, EFS as local directories, each below the driver's work directory. */
+  static EmulationOptions emulation(Driver d, Path workDir) {
+    Path dir = workDir.resolve(d.name().toLowerCase());
+    return EmulationOptions.both(dir.resolve("loop"), dir.resolve("root"));
   }
 
   public CsiEndpoint endpoint(Driver d) {

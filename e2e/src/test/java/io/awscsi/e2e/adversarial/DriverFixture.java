@@ -120,7 +120,7 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
   }
 
   /**
-   * A driver process, not started: {@code --driver}, {@code --mode}, {@code --endpoint} on {@code <work>/<name>.sock}
+   * A driver process, not started: {@code aws-csi-driver emulated}, {@code --driver}, {@code --mode}, {@code --endpoint} on {@code <work>/<name>.sock}
    * and, unless {@code extraArgs} choose their own, the loop-device backend (EBS) or the local stand-in (EFS) under
    * the work directory, {@code --kubelet-dir} {@link #kubeletDir()}, then {@code extraArgs}. The name is {@code ebs-node}, {@code efs-all}, ... (a counter added
    * when one is taken).
@@ -132,7 +132,8 @@ public final class DriverFixture implements BeforeAllCallback, AfterAllCallback,
       name = base + "-" + i;
     }
     List<String> extras = List.of(extraArgs);
-    List<String> command = new ArrayList<>(List.of(DriverDistribution.launcher().toString(),
+    // The emulated driver (lib/local): the serving one has no loop devices or local directories.
+    List<String> command = new ArrayList<>(List.of(DriverDistribution.launcher().toString(), "emulated",
         "--driver", driver.name().toLowerCase(Locale.ROOT), "--mode", mode.name().toLowerCase(Locale.ROOT),
         "--endpoint", "unix://" + socketOf(name), "--log-level", "info", "--shutdown-grace", "5s"));
     if (driver == Driver.EBS && !extras.contains("--device-backend")) {

@@ -117,7 +117,7 @@ class LoopBackendRestartTest {
     Volume a = stageAndPublish(ebs, ebs, "second-start-a", "still here");
     List<Path> loopsBefore = FX.loopDevicesBelowWork();
 
-    DriverFixture.Run second = FX.run(Duration.ofSeconds(90), "--driver", "ebs", "--mode", "all",
+    DriverFixture.Run second = FX.run(Duration.ofSeconds(90), "emulated", "--driver", "ebs", "--mode", "all",
         "--endpoint", "unix://" + ebs.socket(), "--device-backend", "loop", "--loop-state-dir",
         FX.loopStateDir().toString());
 

@@ -200,7 +200,7 @@ class SecretsAndLogsAdversarialTest {
       env.put("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint().toString());
       String name = driver.name().toLowerCase() + "-forged-imds";
       Path socket = FX.work().resolve(name + ".sock");
-      List<String> command = new ArrayList<>(List.of(DriverDistribution.launcher().toString(),
+      List<String> command = new ArrayList<>(List.of(DriverDistribution.launcher().toString(), "emulated",
           "--driver", driver.name().toLowerCase(), "--mode", "node", "--endpoint", "unix://" + socket,
           "--log-level", "info", "--shutdown-grace", "5s"));
       if (driver == Driver.EBS) {

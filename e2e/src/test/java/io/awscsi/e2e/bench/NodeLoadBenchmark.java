@@ -167,7 +167,7 @@ public final class NodeLoadBenchmark {
   }
 
   private static Process start(Path dist, LocalAws aws, Path work, String mode, Path socket) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "--driver", "ebs",
+    ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/aws-csi-driver").toString(), "emulated", "--driver", "ebs",
         "--mode", mode, "--endpoint", "unix://" + socket, "--device-backend", "loop",
         "--loop-state-dir", work.resolve("loop").toString(), "--log-level", "warn",
         // Its staging and target paths lie below the work directory, which plays the kubelet's.

@@ -9,10 +9,10 @@ import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.efsutils.EfsUtilsOnFirstMount;
 import io.awscsi.efs.mount.EfsMountBackend;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.mount.FileSystemRootMounts;
 import io.awscsi.efs.volume.EfsIds;
+import java.util.Optional;
 
 /** The EFS controller: volume provisioning only (upstream advertises CREATE_DELETE_VOLUME and nothing else). */
 public final class EfsControllerProvider implements ControllerProvider, AutoCloseable {
@@ -36,25 +36,35 @@ public final class EfsControllerProvider implements ControllerProvider, AutoClos
    * @param mounter mounts file systems for efs-dir volumes and for --delete-access-point-root-dir
    */
   public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter) {
-    return create(options, clouds, mounter, FileSystemIdRefs.Reader.NONE, new MetricsRegistry());
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.NONE, new MetricsRegistry(), Optional.empty());
+  }
+
+  /** Builds the controller that mounts with {@code mounts} in place of efs-utils. */
+  public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
+      EfsMountBackend.Factory mounts) {
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.NONE, new MetricsRegistry(), Optional.of(mounts));
   }
 
   /**
    * Builds the controller that reads {@code fileSystemIdConfigRef} / {@code fileSystemIdSecretRef} through the
    * Kubernetes API.
+   *
+   * @param mounts the mount backend in place of efs-utils' (whose set-up {@link EfsControllerOptions#efsUtils()}
+   *     then does not run); empty: efs-utils
    */
   public static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
-      KubernetesValueReader kubernetes, MetricsRegistry metrics) {
-    return create(options, clouds, mounter, FileSystemIdRefs.Reader.of(kubernetes), metrics);
+      KubernetesValueReader kubernetes, MetricsRegistry metrics, Optional<EfsMountBackend.Factory> mounts) {
+    return create(options, clouds, mounter, FileSystemIdRefs.Reader.of(kubernetes), metrics, mounts);
   }
 
   static EfsControllerProvider create(EfsControllerOptions options, EfsCloudFactory clouds, Mounter mounter,
-      FileSystemIdRefs.Reader refs, MetricsRegistry metrics) {
-    EfsUtilsOnFirstMount efsUtils = options.mountBackend() == EfsMountBackendKind.EFS_UTILS
+      FileSystemIdRefs.Reader refs, MetricsRegistry metrics, Optional<EfsMountBackend.Factory> mounts) {
+    EfsUtilsOnFirstMount efsUtils = mounts.isEmpty()
         ? options.efsUtils().map(o -> new EfsUtilsOnFirstMount(o, metrics)).orElse(null)
         : null;
-    EfsMountBackend backend = options.mountBackend().create(mounter, options.localRoot(),
-        () -> clouds.defaultCloud()::describeAccessPoint, options.efsUtils().map(o -> o.directories().stateDir())
+    EfsMountBackend backend = mounts.isPresent()
+        ? mounts.get().create(mounter, () -> clouds.defaultCloud()::describeAccessPoint)
+        : new EfsUtilsMountBackend(mounter, options.efsUtils().map(o -> o.directories().stateDir())
             .orElse(EfsUtilsMountBackend.DEFAULT_STATE_DIRECTORY), efsUtils == null ? () -> { } : efsUtils);
     VolumeDirectories directories = new VolumeDirectories(new FileSystemRootMounts(backend, mounter,
         options.workDir()));

@@ -1,7 +1,9 @@
 package io.awscsi.efs.mount;
 
 import io.awscsi.core.host.MountInfo;
+import io.awscsi.core.host.Mounter;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 /**
  * How an EFS path gets mounted on this host: through efs-utils in production, or as a bind mount of a local directory
@@ -27,6 +29,20 @@ public interface EfsMountBackend {
   /** Whether the backend can work here (efs-utils installed, local root usable); the reason when it cannot. */
   String unavailableReason();
 
-  /** The backend's name as the --efs-mount-backend flag spells it. */
+  /** The backend's name, for the messages that say which backend refused or failed. */
   String name();
+
+  /**
+   * Builds the backend a controller or node uses in place of efs-utils' (the seam a caller fills that has no NFS
+   * client to mount with).
+   */
+  @FunctionalInterface
+  interface Factory {
+
+    /**
+     * @param accessPoints how to read an access point (its root directory's path and owner), on first use only:
+     *     efs-utils leaves that to EFS, a backend standing in for EFS reads it
+     */
+    EfsMountBackend create(Mounter mounter, Supplier<AccessPointLookup> accessPoints);
+  }
 }

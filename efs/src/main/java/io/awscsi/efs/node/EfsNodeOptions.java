@@ -1,8 +1,6 @@
 package io.awscsi.efs.node;
 
 import io.awscsi.efs.efsutils.EfsUtilsNode;
-import io.awscsi.efs.mount.EfsMountBackendKind;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,10 +14,9 @@ import java.util.Optional;
  * @param forceUnmountAfterTimeout {@code --force-unmount-after-timeout}: force an unmount that hangs
  * @param unmountTimeout {@code --unmount-timeout}: how long before the unmount is forced
  * @param maxInflightMountCalls {@code --max-inflight-mount-calls}: concurrent mounts, 0 or less for no limit
- * @param mountBackend {@code --efs-mount-backend}
- * @param localRoot {@code --efs-local-root}: the local stand-in's root (LOCAL backend only)
  * @param efsUtils efs-utils' directories, configuration and watchdog, which the node prepares, writes and keeps
- *     running (EFS_UTILS backend); empty where something else manages efs-utils (tests of the mount commands)
+ *     running; empty where something else manages efs-utils (tests of the mount commands) or another mount backend
+ *     is given
  */
 public record EfsNodeOptions(
     boolean volMetricsOptIn,
@@ -28,23 +25,18 @@ public record EfsNodeOptions(
     boolean forceUnmountAfterTimeout,
     Duration unmountTimeout,
     int maxInflightMountCalls,
-    EfsMountBackendKind mountBackend,
-    Path localRoot,
     Optional<EfsUtilsNode.Options> efsUtils) {
 
   /** Without efs-utils management. */
   public EfsNodeOptions(boolean volMetricsOptIn, Duration volMetricsRefreshPeriod, int volMetricsFsRateLimit,
-      boolean forceUnmountAfterTimeout, Duration unmountTimeout, int maxInflightMountCalls,
-      EfsMountBackendKind mountBackend, Path localRoot) {
+      boolean forceUnmountAfterTimeout, Duration unmountTimeout, int maxInflightMountCalls) {
     this(volMetricsOptIn, volMetricsRefreshPeriod, volMetricsFsRateLimit, forceUnmountAfterTimeout, unmountTimeout,
-        maxInflightMountCalls, mountBackend, localRoot, Optional.empty());
+        maxInflightMountCalls, Optional.empty());
   }
 
   public EfsNodeOptions {
     Objects.requireNonNull(volMetricsRefreshPeriod, "volMetricsRefreshPeriod");
     Objects.requireNonNull(unmountTimeout, "unmountTimeout");
-    Objects.requireNonNull(mountBackend, "mountBackend");
-    Objects.requireNonNull(localRoot, "localRoot");
     Objects.requireNonNull(efsUtils, "efsUtils");
     if (volMetricsFsRateLimit < 1) {
       throw new IllegalArgumentException("--vol-metrics-fs-rate-limit must be at least 1, was "

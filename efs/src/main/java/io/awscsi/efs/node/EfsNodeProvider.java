@@ -13,7 +13,6 @@ import io.awscsi.core.provider.VolumePublisher;
 import io.awscsi.core.provider.VolumeStatsReader;
 import io.awscsi.efs.efsutils.EfsUtilsNode;
 import io.awscsi.efs.mount.EfsMountBackend;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.mount.EfsMountRequest;
 import io.awscsi.efs.mount.MountMatch;
 import io.awscsi.efs.volume.EfsIds;
@@ -50,14 +49,12 @@ public final class EfsNodeProvider implements NodeProvider, AutoCloseable {
   }
 
   /**
-   * Builds the node over a prepared mount backend; with {@link EfsNodeOptions#efsUtils()} (and the EFS_UTILS
-   * backend) efs-utils is set up and its watchdog started before the node serves a call.
+   * Builds the node over a prepared mount backend; with {@link EfsNodeOptions#efsUtils()} efs-utils is set up and its
+   * watchdog started before the node serves a call.
    */
   public static EfsNodeProvider create(EfsNodeOptions options, NodeInfo nodeInfo, Mounter mounter,
       CommandRunner runner, EfsMountBackend backend, MetricsRegistry metrics) {
-    EfsUtilsNode efsUtils = options.mountBackend() == EfsMountBackendKind.EFS_UTILS
-        ? options.efsUtils().map(o -> EfsUtilsNode.start(o, metrics)).orElse(null)
-        : null;
+    EfsUtilsNode efsUtils = options.efsUtils().map(o -> EfsUtilsNode.start(o, metrics)).orElse(null);
     // Stats walk a volume's tree: never "/", a kernel file system or another volume. An NFS mount through a TLS
     // tunnel whose state is not readable cannot be told apart from this volume's and is measured.
     VolumeStatsCache.VolumeMounts volumeMounts = (volumeId, mount) -> {

@@ -17,7 +17,6 @@ import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.testing.MotoEfs;
 import io.awscsi.efs.volume.VolumeHandle;
 import io.awscsi.realism.AwsError;
@@ -81,8 +80,7 @@ class AccessPointProvisioningIntegrationTest {
   private EfsControllerProvider newController(Map<String, String> tags) {
     LinuxMounter unusedMounter = new LinuxMounter(new RecordingCommandRunner(), Path.of("/proc/self/mountinfo"),
         Duration.ofSeconds(5));
-    return EfsControllerProvider.create(new EfsControllerOptions(tags, false, EfsMountBackendKind.EFS_UTILS,
-        Path.of("/unused"), Path.of("/unused"), ""), aws.clouds(metrics), unusedMounter);
+    return EfsControllerProvider.create(new EfsControllerOptions(tags, false, Path.of("/unused"), ""), aws.clouds(metrics), unusedMounter);
   }
 
   private VolumeProvisioner provisioner() {

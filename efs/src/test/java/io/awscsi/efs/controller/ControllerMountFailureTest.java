@@ -16,7 +16,6 @@ import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.EfsCloudFactory;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -61,7 +60,7 @@ class ControllerMountFailureTest {
         .credentialsProvider(AnonymousCredentialsProvider.create()).build();
     try (EfsCloudFactory clouds = EfsCloudFactory.create(unused, c -> unused, () -> null, new MetricsRegistry());
          EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), false,
-             EfsMountBackendKind.EFS_UTILS, dir.resolve("unused"), dir.resolve("work"), ""), clouds, mounter)) {
+             dir.resolve("work"), ""), clouds, mounter)) {
       VolumeRequest request = new VolumeRequest("pvc-1", CapacityRange.UNSPECIFIED,
           List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")),
           Map.of("provisioningMode", "efs-dir", "fileSystemId", "fs-0123abcd"), Map.of(), Map.of(),

@@ -56,8 +56,7 @@ class EfsUtilsMountCommandTest {
   }
 
   static EfsNodeOptions options(int maxInflight) {
-    return new EfsNodeOptions(false, Duration.ofMinutes(240), 5, false, Duration.ofSeconds(30), maxInflight,
-        io.awscsi.efs.mount.EfsMountBackendKind.EFS_UTILS, Path.of("/unused"));
+    return new EfsNodeOptions(false, Duration.ofMinutes(240), 5, false, Duration.ofSeconds(30), maxInflight);
   }
 
   private NodePublishRequest request(String volumeId, Map<String, String> context, List<String> flags,
@@ -411,8 +410,7 @@ class EfsUtilsMountCommandTest {
     mountedInTable(target);
     HangingUmountRunner hanging = new HangingUmountRunner(target, this::unmountedInTable);
     LinuxMounter mounter = new LinuxMounter(hanging, mountInfo, Duration.ofSeconds(5));
-    EfsNodeOptions forced = new EfsNodeOptions(false, Duration.ofMinutes(240), 5, true, Duration.ofMillis(300), 0,
-        io.awscsi.efs.mount.EfsMountBackendKind.EFS_UTILS, Path.of("/unused"));
+    EfsNodeOptions forced = new EfsNodeOptions(false, Duration.ofMinutes(240), 5, true, Duration.ofMillis(300), 0);
     var node = EfsNodeProvider.create(forced, new NodeInfo("i-0123", 0, Map.of()), mounter, hanging,
         new EfsUtilsMountBackend(mounter));
     try {

@@ -16,7 +16,6 @@ import io.awscsi.core.provider.NodeInfo;
 import io.awscsi.core.provider.NodePublishRequest;
 import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.core.provider.VolumePublisher;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.mount.EfsUtilsMountBackend;
 import io.awscsi.efs.mount.EfsMountRequest;
 import io.grpc.Context;
@@ -59,7 +58,7 @@ class MountDeadlineTest {
   private VolumePublisher publisher(io.awscsi.core.host.CommandRunner runner) {
     LinuxMounter mounter = new LinuxMounter(runner, mountInfo, Duration.ofSeconds(5));
     return EfsNodeProvider.create(new EfsNodeOptions(false, Duration.ofMinutes(240), 5, false, Duration.ofSeconds(30),
-        0, EfsMountBackendKind.EFS_UTILS, Path.of("/unused")), new NodeInfo("i-0123", 0, Map.of()), mounter, runner,
+        0), new NodeInfo("i-0123", 0, Map.of()), mounter, runner,
         new EfsUtilsMountBackend(mounter)).publisher();
   }
 

@@ -1,4 +1,4 @@
-package io.awscsi.ebs.local;
+package io.awscsi.emulation.ebs;
 
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CapabilityCheck;

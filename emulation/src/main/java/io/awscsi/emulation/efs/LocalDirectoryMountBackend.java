@@ -1,4 +1,4 @@
-package io.awscsi.efs.mount;
+package io.awscsi.emulation.efs;
 
 import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.core.errors.DriverException;
@@ -9,8 +9,14 @@ import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.RootDirectory;
 import io.awscsi.efs.fs.LinkRefusedException;
 import io.awscsi.efs.fs.OpenDirectory;
+import io.awscsi.efs.mount.AccessPointLookup;
+import io.awscsi.efs.mount.EfsMountBackend;
+import io.awscsi.efs.mount.EfsMountRequest;
+import io.awscsi.efs.mount.MountMatch;
+import io.awscsi.efs.mount.PosixDirectory;
 import io.awscsi.efs.volume.EfsPaths;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NotDirectoryException;
@@ -34,6 +40,21 @@ public final class LocalDirectoryMountBackend implements EfsMountBackend {
     this.root = root.toAbsolutePath().normalize();
     this.mounter = mounter;
     this.accessPoints = accessPoints;
+  }
+
+  /**
+   * The backend of a controller or node over {@code root} (created if missing), reading access points on its first
+   * build: the EFS driver's seam ({@link EfsMountBackend.Factory}) in place of efs-utils.
+   */
+  public static EfsMountBackend.Factory factory(Path root) {
+    return (mounter, accessPoints) -> {
+      try {
+        Files.createDirectories(root);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the local EFS root " + root, e);
+      }
+      return new LocalDirectoryMountBackend(root, mounter, accessPoints.get());
+    };
   }
 
   /** The directory that stands in for the file system's root. */

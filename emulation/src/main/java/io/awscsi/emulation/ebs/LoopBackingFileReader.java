@@ -1,4 +1,4 @@
-package io.awscsi.ebs.local;
+package io.awscsi.emulation.ebs;
 
 import io.awscsi.core.host.LoopDevices.FileIdentity;
 import io.awscsi.ebs.node.DeviceIdentityReader;

@@ -1,5 +1,6 @@
 package io.awscsi.efs.controller;
 
+import io.awscsi.emulation.efs.LocalDirectoryMountBackend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,6 @@ import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.EfsCloudFactory;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.testing.MotoEfs;
 import io.awscsi.efs.volume.VolumeHandle;
 import io.awscsi.realism.RealismProfile;
@@ -82,7 +82,7 @@ class ConfinedDirectoriesIntegrationTest {
 
   private VolumeProvisioner controller() {
     EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), true,
-        EfsMountBackendKind.LOCAL, localRoot, workDir, ""), clouds, mounter);
+        workDir, ""), clouds, mounter, LocalDirectoryMountBackend.factory(localRoot));
     return controller.provisioner();
   }
 

@@ -1,5 +1,7 @@
 package io.awscsi.efs.controller;
 
+import java.util.Optional;
+import io.awscsi.emulation.efs.LocalDirectoryMountBackend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,7 +18,6 @@ import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.EfsCloudFactory;
-import io.awscsi.efs.mount.EfsMountBackendKind;
 import io.awscsi.efs.testing.MotoEfs;
 import io.awscsi.realism.RealismProfile;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -156,9 +157,9 @@ class FileSystemIdRefsIntegrationTest {
           .withName("moto").withNamespace("storage").endMetadata().withData(Map.of("fsid", fileSystemId)).build())
           .always();
       try (EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), false,
-          EfsMountBackendKind.LOCAL, dir.resolve("efs-local"), dir.resolve("work"), ""), clouds,
+          dir.resolve("work"), ""), clouds,
           LinuxMounter.create(ProcessCommandRunner.create()), new KubernetesValueReader(() -> client),
-          new MetricsRegistry())) {
+          new MetricsRegistry(), Optional.of(LocalDirectoryMountBackend.factory(dir.resolve("efs-local"))))) {
         Volume volume = controller.provisioner().createVolume(new VolumeRequest("pvc-ref", CapacityRange.UNSPECIFIED,
             List.of(VolumeCapability.mount(AccessMode.MULTI_NODE_MULTI_WRITER, "")),
             Map.of("provisioningMode", "efs-dir", "fileSystemIdConfigRef", "storage/moto/fsid", "basePath", "/dyn"),

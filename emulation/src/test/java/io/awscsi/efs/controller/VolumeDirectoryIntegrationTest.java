@@ -19,8 +19,7 @@ import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.efs.cloud.EfsCloudFactory;
-import io.awscsi.efs.mount.EfsMountBackendKind;
-import io.awscsi.efs.mount.LocalDirectoryMountBackend;
+import io.awscsi.emulation.efs.LocalDirectoryMountBackend;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
 import io.awscsi.efs.testing.MotoEfs;
@@ -94,13 +93,13 @@ class VolumeDirectoryIntegrationTest {
 
   private VolumeProvisioner controller(boolean deleteRootDir) {
     EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), deleteRootDir,
-        EfsMountBackendKind.LOCAL, localRoot, workDir, ""), clouds, mounter);
+        workDir, ""), clouds, mounter, LocalDirectoryMountBackend.factory(localRoot));
     return controller.provisioner();
   }
 
   private EfsNodeProvider node() {
     EfsNodeProvider node = EfsNodeProvider.create(new EfsNodeOptions(false, Duration.ofMinutes(1), 5, false,
-        Duration.ofSeconds(5), 0, EfsMountBackendKind.LOCAL, localRoot), new NodeInfo("i-0123", 0, Map.of()),
+        Duration.ofSeconds(5), 0), new NodeInfo("i-0123", 0, Map.of()),
         mounter, ProcessCommandRunner.create(), new LocalDirectoryMountBackend(localRoot, mounter,
             clouds.defaultCloud()::describeAccessPoint));
     closeables.add(node);

@@ -13,8 +13,7 @@ import io.awscsi.core.server.DriverRuntime;
 import io.awscsi.efs.cloud.EfsCloudFactory;
 import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.controller.EfsControllerProvider;
-import io.awscsi.efs.mount.EfsMountBackendKind;
-import io.awscsi.efs.mount.LocalDirectoryMountBackend;
+import io.awscsi.emulation.efs.LocalDirectoryMountBackend;
 import io.awscsi.efs.node.EfsNodeOptions;
 import io.awscsi.efs.node.EfsNodeProvider;
 import io.awscsi.efs.testing.MotoEfs;
@@ -68,9 +67,9 @@ class EfsSanityIntegrationTest {
     Path localRoot = dir.resolve("efs-local");
     String fs = aws.createFileSystem();
     EfsControllerProvider controller = EfsControllerProvider.create(new EfsControllerOptions(Map.of(), true,
-        EfsMountBackendKind.LOCAL, localRoot, dir.resolve("controller"), ""), clouds, mounter);
+        dir.resolve("controller"), ""), clouds, mounter, LocalDirectoryMountBackend.factory(localRoot));
     EfsNodeProvider node = EfsNodeProvider.create(new EfsNodeOptions(true, Duration.ofMinutes(1), 5, true,
-        Duration.ofSeconds(10), 0, EfsMountBackendKind.LOCAL, localRoot),
+        Duration.ofSeconds(10), 0),
         new NodeInfo("i-0123456789abcdef0", 0, Map.of("topology.kubernetes.io/zone", "us-east-1a")), mounter,
         ProcessCommandRunner.create(), new LocalDirectoryMountBackend(localRoot, mounter,
             clouds.defaultCloud()::describeAccessPoint));

@@ -1,4 +1,4 @@
-package io.awscsi.ebs.local;
+package io.awscsi.emulation.ebs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -16,8 +16,7 @@ import io.awscsi.core.provider.VolumeCapability;
 import io.awscsi.core.provider.VolumeStats;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.RootDirectory;
-import io.awscsi.efs.mount.EfsMountBackendKind;
-import io.awscsi.efs.mount.LocalDirectoryMountBackend;
+import io.awscsi.emulation.efs.LocalDirectoryMountBackend;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -64,7 +63,7 @@ class LocalEfsPublishIntegrationTest {
 
   private EfsNodeProvider node(boolean stats, boolean forceUnmount) {
     EfsNodeOptions options = new EfsNodeOptions(stats, Duration.ofMinutes(240), 5, forceUnmount,
-        Duration.ofSeconds(5), 0, EfsMountBackendKind.LOCAL, localRoot);
+        Duration.ofSeconds(5), 0);
     AccessPoint ap = new AccessPoint(AP, FS, "pvc-1", 1234, 5678, new RootDirectory("/dynamic/pvc-1", 1234, 5678,
         "0750"), Map.of(), "available");
     EfsNodeProvider node = EfsNodeProvider.create(options, new NodeInfo("i-0123", 0, Map.of()), mounter,

@@ -1,4 +1,4 @@
-package io.awscsi.ebs.local;
+package io.awscsi.emulation.ebs;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
