@@ -14,6 +14,7 @@ import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.volume.PublishContextKeys;
 import io.awscsi.ebs.cloud.Ec2Instance;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,10 +48,18 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   /** Attachments sent to EC2 and not yet seen attached: volume id -> instance ids. */
   private final Map<String, Set<String>> inProgress = new ConcurrentHashMap<>();
 
+  private final VolumeInitializationGate initializations;
+
   EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options) {
+    this(ec2, options, InstantSource.system());
+  }
+
+  /** {@code clock} times the checks of initializing volumes (the tests move it). */
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, InstantSource clock) {
     this.ec2 = ec2;
     this.options = options;
     this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout());
+    this.initializations = new VolumeInitializationGate(ec2, clock);
   }
 
   private record Started(String device, Instant since, boolean reserved) {}
@@ -71,10 +80,10 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ControllerPublishVolume " + volumeId + " to " + nodeId);
     }
+    Attachment attached;
     try {
-      Attachment attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
+      attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
       LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
-      return Map.of(PublishContextKeys.DEVICE_PATH, attached.device());
     } catch (DriverException e) {
       if (started.reserved()) {
         devices.failed(nodeId, started.device());
@@ -86,6 +95,12 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         return nodes.isEmpty() ? null : nodes;
       });
     }
+    // After the attach, as upstream: the retry of a publish that ran out of time finds the attachment and only
+    // asks whether the initialization has finished.
+    if ("true".equals(request.volumeContext().get(VolumeContextKeys.BLOCK_ATTACH_UNTIL_INITIALIZED))) {
+      initializations.awaitInitialized(volumeId, nodeId, deadline);
+    }
+    return Map.of(PublishContextKeys.DEVICE_PATH, attached.device());
   }
 
   /** Decides under the volume's lock; sends AttachVolume unless the volume is already (being) attached here. */
