@@ -5,6 +5,7 @@ import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.AccessMode;
 import io.awscsi.core.provider.PublishRequest;
 import io.awscsi.core.provider.VolumeAttacher;
@@ -50,15 +51,22 @@ final class EbsVolumeAttacher implements VolumeAttacher {
 
   private final VolumeInitializationGate initializations;
 
-  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options) {
-    this(ec2, options, InstantSource.system());
+  private final DetachPendingTracker detachPending;
+
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, MetricsRegistry metrics) {
+    this(ec2, options, InstantSource.system(), metrics);
   }
 
-  /** {@code clock} times the checks of initializing volumes (the tests move it). */
-  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, InstantSource clock) {
+  /**
+   * {@code clock} times the checks of initializing volumes and the pending detaches (the tests move it); the
+   * pending detaches are reported in {@code metrics}.
+   */
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, InstantSource clock, MetricsRegistry metrics) {
     this.ec2 = ec2;
     this.options = options;
-    this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout());
+    this.detachPending = new DetachPendingTracker(clock);
+    this.detachPending.register(metrics);
+    this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout(), detachPending);
     this.initializations = new VolumeInitializationGate(ec2, clock);
   }
 
@@ -74,6 +82,8 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       throw DriverException.invalidArgument("volume_capability", problem);
     }
     boolean multiWriter = request.capability().accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER;
+    // Wanted on the node again: a detach still pending there is no longer expected.
+    detachPending.forget(volumeId, nodeId);
     Started started;
     try (KeyedLocks.Held held = CallDeadlines.lock(volumes, volumeId, deadline, "ControllerPublishVolume " + volumeId)) {
       started = startAttach(volumeId, nodeId, multiWriter, deadline);
@@ -248,12 +258,14 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       } catch (AwsCallException e) {
         switch (e.error()) {
           case AwsCallError.NotFound nf -> {
+            detachPending.forget(volumeId, nodeId);
             LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId, nf.message());
             return;
           }
           case AwsCallError.VolumeInUse state -> {
             Optional<Attachment> attachment = ec2.disk(volumeId, deadline).flatMap(d -> d.attachmentTo(nodeId));
             if (attachment.isEmpty()) {
+              detachPending.forget(volumeId, nodeId);
               LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId,
                   state.message());
               return;

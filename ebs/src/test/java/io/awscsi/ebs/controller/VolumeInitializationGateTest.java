@@ -35,7 +35,7 @@ class VolumeInitializationGateTest {
   private final InMemoryEbsCloud cloud = controller.cloud;
   private Instant now = Instant.parse("2026-01-01T00:00:00Z");
   private final EbsVolumeAttacher attacher = new EbsVolumeAttacher(cloud, InMemoryController.options(),
-      () -> now);
+      () -> now, new io.awscsi.core.metrics.MetricsRegistry());
   private final String node = cloud.runInstance(InMemoryController.ZONE);
 
   @Test
