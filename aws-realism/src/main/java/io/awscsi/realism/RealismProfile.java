@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param accessPointsPerFileSystem EFS access-point quota per file system
  * @param accountId the account {@code Owner=self} names when the emulator cannot say whose the caller is (no STS);
  *     otherwise the emulator's answer to GetCallerIdentity for the caller's key is used
+ * @param volumeInitialization a volume created from a snapshot (or copied) stays {@code initializing} in
+ *     DescribeVolumeStatus this long, or less when its VolumeInitializationRate fetches it sooner
  */
 public record RealismProfile(
     Latency apiCall,
@@ -36,7 +38,8 @@ public record RealismProfile(
     int modificationsPerWindow,
     Duration modificationWindow,
     int accessPointsPerFileSystem,
-    String accountId) {
+    String accountId,
+    Duration volumeInitialization) {
 
   public static final String MOTO_ACCOUNT_ID = "123456789012";
 
@@ -52,6 +55,7 @@ public record RealismProfile(
     Objects.requireNonNull(efsThrottle, "efsThrottle");
     Objects.requireNonNull(modificationWindow, "modificationWindow");
     Objects.requireNonNull(accountId, "accountId");
+    Objects.requireNonNull(volumeInitialization, "volumeInitialization");
     if (attachmentLimit < 1 || modificationsPerWindow < 1 || accessPointsPerFileSystem < 1) {
       throw new IllegalArgumentException("limits must be at least 1: attachmentLimit " + attachmentLimit
           + ", modificationsPerWindow " + modificationsPerWindow + ", accessPointsPerFileSystem "
@@ -71,7 +75,7 @@ public record RealismProfile(
         Latency.millis(10_000, 40_000),
         ThrottleLimits.ec2Defaults(),
         ThrottleLimits.efsDefaults(),
-        27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
+        27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID, Duration.ofMinutes(30));
   }
 
   /** Same states, limits and throttling as {@link #realistic()}, with latencies small enough for unit tests. */
@@ -86,62 +90,63 @@ public record RealismProfile(
         Latency.millis(300, 700),
         ThrottleLimits.ec2Defaults(),
         ThrottleLimits.efsDefaults(),
-        27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
+        27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID, Duration.ofSeconds(3));
   }
 
   /** Every state final at once and no throttling; the checks (errors, ClientToken, paging, limits) stay on. */
   public static RealismProfile instant() {
     return new RealismProfile(
         Latency.none(), Latency.none(), Latency.none(), Latency.none(), Latency.none(), Latency.none(),
-        Latency.none(), ThrottleLimits.off(), ThrottleLimits.off(), 27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID);
+        Latency.none(), ThrottleLimits.off(), ThrottleLimits.off(), 27, 4, Duration.ofHours(24), 10_000, MOTO_ACCOUNT_ID,
+        Duration.ZERO);
   }
 
   public RealismProfile withApiCall(Latency latency) {
     return new RealismProfile(latency, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withVolumeCreation(Latency latency) {
     return new RealismProfile(apiCall, latency, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withVolumeAttach(Latency latency) {
     return new RealismProfile(apiCall, volumeCreation, latency, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withVolumeDetach(Latency latency) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, latency, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withSnapshotCompletion(Latency latency) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, latency,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withModification(Latency modifying, Latency optimizing) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modifying, optimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withThrottle(ThrottleLimits limits) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, limits, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withEfsThrottle(ThrottleLimits limits) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, limits, attachmentLimit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   /** The token buckets of {@code service} ("ec2", "efs"); a service without buckets of its own gets EC2's. */
@@ -152,19 +157,25 @@ public record RealismProfile(
   public RealismProfile withAttachmentLimit(int limit) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, limit, modificationsPerWindow,
-        modificationWindow, accessPointsPerFileSystem, accountId);
+        modificationWindow, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withModificationRate(int perWindow, Duration window) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, perWindow,
-        window, accessPointsPerFileSystem, accountId);
+        window, accessPointsPerFileSystem, accountId, volumeInitialization);
   }
 
   public RealismProfile withAccessPointsPerFileSystem(int limit) {
     return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
         modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
-        modificationWindow, limit, accountId);
+        modificationWindow, limit, accountId, volumeInitialization);
+  }
+
+  public RealismProfile withVolumeInitialization(Duration duration) {
+    return new RealismProfile(apiCall, volumeCreation, volumeAttach, volumeDetach, snapshotCompletion,
+        modificationModifying, modificationOptimizing, throttle, efsThrottle, attachmentLimit, modificationsPerWindow,
+        modificationWindow, accessPointsPerFileSystem, accountId, duration);
   }
 
   /** A profile by its command-line name: realistic, fast or instant. */

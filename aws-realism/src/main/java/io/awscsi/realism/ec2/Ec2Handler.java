@@ -15,6 +15,7 @@ import io.awscsi.realism.proxy.UpstreamClient;
 import io.awscsi.realism.proxy.Xml;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -106,6 +107,7 @@ public final class Ec2Handler implements ServiceHandler {
       case "DescribeSnapshots" -> describeSnapshots(request, params);
       case "DescribeInstances" -> describeInstances(request, params);
       case "DescribeVolumesModifications" -> describeVolumesModifications(request, params);
+      case "DescribeVolumeStatus" -> describeVolumeStatus(request, params);
       default -> upstream.send(request);
     };
   }
@@ -192,6 +194,9 @@ public final class Ec2Handler implements ServiceHandler {
       String volumeId = Xml.text(root, "volumeId").orElseThrow();
       Instant now = clock.instant();
       state.addCreation(new VolumeCreation(volumeId, now.plus(profile.volumeCreation().sample(random))));
+      if (params.get("SnapshotId").isPresent()) {
+        startInitialization(volumeId, Xml.text(root, "size").map(Integer::parseInt).orElse(1), params, now);
+      }
       views.rewriteVolume(root, now);
       String body = Xml.write(doc);
       token.ifPresent(t -> state.rememberClientToken(tokenKey, new ClientTokenRecord(fingerprint, volumeId, body)));
@@ -269,6 +274,7 @@ public final class Ec2Handler implements ServiceHandler {
       String volumeId = Xml.text(volume, "volumeId").orElseThrow();
       state.addCreation(new VolumeCreation(volumeId, now.plus(profile.volumeCreation().sample(random))));
       state.addCopySource(volumeId, sourceId);
+      startInitialization(volumeId, size, params, now);
 
       Document answer = newResponse("CopyVolumesResponse");
       Element item = Xml.appendElement(Xml.appendElement(answer.getDocumentElement(), "volumeSet", null), "item", null);
@@ -282,6 +288,68 @@ public final class Ec2Handler implements ServiceHandler {
       token.ifPresent(t -> state.rememberClientToken(tokenKey, new ClientTokenRecord(fingerprint, volumeId, body)));
       return ProxyResponse.xml(200, body);
     });
+  }
+
+  /**
+   * A restored or copied volume initializes for the profile's time, or for size / VolumeInitializationRate (MiB/s)
+   * when that is sooner; with a rate, DescribeVolumeStatus also estimates the time left, as EC2 does.
+   */
+  private void startInitialization(String volumeId, int sizeGiB, QueryParams params, Instant now) {
+    Duration time = profile.volumeInitialization();
+    Optional<Integer> rate = params.get("VolumeInitializationRate").map(Integer::parseInt).filter(r -> r > 0);
+    if (rate.isPresent()) {
+      Duration atRate = Duration.ofSeconds(sizeGiB * 1024L / rate.get());
+      time = atRate.compareTo(time) < 0 ? atRate : time;
+    }
+    if (time.isPositive()) {
+      state.addInitialization(new VolumeInitializationProgress(volumeId, now, now.plus(time), rate.isPresent()));
+    }
+  }
+
+  /**
+   * DescribeVolumeStatus of named volumes, answered here (moto has no initialization): {@code initialization-state}
+   * {@code initializing} with EC2's InitializationStatusDetails while a restore runs, {@code completed} after.
+   * Without volume ids the question goes to moto.
+   */
+  private ProxyResponse describeVolumeStatus(ProxyRequest request, QueryParams params) {
+    List<String> volumeIds = params.asMap().entrySet().stream().filter(e -> e.getKey().startsWith("VolumeId."))
+        .map(Map.Entry::getValue).toList();
+    if (volumeIds.isEmpty()) {
+      return upstream.send(request);
+    }
+    Instant now = clock.instant();
+    Document answer = newResponse("DescribeVolumeStatusResponse");
+    Element set = Xml.appendElement(answer.getDocumentElement(), "volumeStatusSet", null);
+    for (String volumeId : volumeIds) {
+      VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
+      Optional<VolumeInitializationProgress> init = state.initialization(volumeId);
+      boolean initializing = init.isPresent() && init.get().initializing(now);
+      Element item = Xml.appendElement(set, "item", null);
+      Xml.appendElement(item, "volumeId", volumeId);
+      Xml.appendElement(item, "availabilityZone", volume.availabilityZone());
+      Element status = Xml.appendElement(item, "volumeStatus", null);
+      Xml.appendElement(status, "status", "ok");
+      Element details = Xml.appendElement(status, "details", null);
+      Element io = Xml.appendElement(details, "item", null);
+      Xml.appendElement(io, "name", "io-enabled");
+      Xml.appendElement(io, "status", "passed");
+      if (init.isPresent()) {
+        Element initState = Xml.appendElement(details, "item", null);
+        Xml.appendElement(initState, "name", "initialization-state");
+        Xml.appendElement(initState, "status", initializing ? "initializing" : "completed");
+        Element progress = Xml.appendElement(item, "initializationStatusDetails", null);
+        Xml.appendElement(progress, "initializationType", init.get().provisionedRate() ? "provisioned-rate"
+            : "default");
+        Xml.appendElement(progress, "progress", Integer.toString(init.get().percentDone(now)));
+        if (init.get().provisionedRate()) {
+          Xml.appendElement(progress, "estimatedTimeToCompleteInSeconds",
+              Long.toString(init.get().secondsLeft(now)));
+        }
+      }
+      Xml.appendElement(item, "eventsSet", null);
+      Xml.appendElement(item, "actionsSet", null);
+    }
+    return ProxyResponse.xml(200, Xml.write(answer));
   }
 
   private ProxyResponse deleteVolume(ProxyRequest request, QueryParams params) {

@@ -17,6 +17,7 @@ import java.util.Set;
 public final class Ec2State {
 
   private final Map<String, VolumeCreation> creations = new HashMap<>();
+  private final Map<String, VolumeInitializationProgress> initializations = new HashMap<>();
   private final Map<String, String> copySources = new HashMap<>();
   private final Map<String, List<Attachment>> attachments = new HashMap<>();
   private final Map<String, List<VolumeModification>> modifications = new HashMap<>();
@@ -26,6 +27,7 @@ public final class Ec2State {
 
   public synchronized void reset() {
     creations.clear();
+    initializations.clear();
     copySources.clear();
     attachments.clear();
     modifications.clear();
@@ -41,6 +43,15 @@ public final class Ec2State {
   public synchronized boolean creating(String volumeId, Instant now) {
     VolumeCreation creation = creations.get(volumeId);
     return creation != null && creation.creating(now);
+  }
+
+  public synchronized void addInitialization(VolumeInitializationProgress initialization) {
+    initializations.put(initialization.volumeId(), initialization);
+  }
+
+  /** The volume's initialization when it was created from a snapshot or copied through the proxy. */
+  public synchronized Optional<VolumeInitializationProgress> initialization(String volumeId) {
+    return Optional.ofNullable(initializations.get(volumeId));
   }
 
   public synchronized void addCopySource(String volumeId, String sourceVolumeId) {
@@ -137,6 +148,7 @@ public final class Ec2State {
   /** Drops everything known about a deleted volume except its ClientToken, which EC2 keeps answering with. */
   public synchronized void forgetVolume(String volumeId) {
     creations.remove(volumeId);
+    initializations.remove(volumeId);
     copySources.remove(volumeId);
     attachments.remove(volumeId);
     modifications.remove(volumeId);

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 
 /**
  * A small Prometheus registry: labelled counters, histograms and gauges, rendered in the text exposition format.
@@ -34,6 +35,15 @@ public final class MetricsRegistry {
     families.put(name, new Gauge(name, help, value));
   }
 
+  /**
+   * A counter whose labelled values are computed at each scrape ({@code values}: label values in label order ->
+   * value), for a value that is a function of time, such as how long something has been pending.
+   */
+  public void computedCounter(String name, String help, Supplier<Map<List<String>, Double>> values,
+      String... labelNames) {
+    families.put(name, new ComputedCounter(name, help, labelNames, values));
+  }
+
   /** The whole registry in Prometheus text format 0.0.4. */
   public String scrape() {
     StringBuilder out = new StringBuilder(4096);
@@ -45,7 +55,7 @@ public final class MetricsRegistry {
     return out.toString();
   }
 
-  private abstract static sealed class Family permits Counter, Histogram, Gauge {
+  private abstract static sealed class Family permits Counter, Histogram, Gauge, ComputedCounter {
     final String name;
     final String help;
     final String[] labelNames;
@@ -192,6 +202,26 @@ public final class MetricsRegistry {
     @Override
     void render(StringBuilder out) {
       out.append(name).append(' ').append(format(value.getAsDouble())).append('\n');
+    }
+  }
+
+  private static final class ComputedCounter extends Family {
+    private final Supplier<Map<List<String>, Double>> values;
+
+    ComputedCounter(String name, String help, String[] labelNames, Supplier<Map<List<String>, Double>> values) {
+      super(name, help, labelNames);
+      this.values = values;
+    }
+
+    @Override
+    String type() {
+      return "counter";
+    }
+
+    @Override
+    void render(StringBuilder out) {
+      values.get().forEach((k, v) -> out.append(name).append(labels(key(k.toArray(String[]::new)), null, null))
+          .append(' ').append(format(v)).append('\n'));
     }
   }
 

@@ -60,6 +60,19 @@ class MetricsRegistryTest {
   }
 
   @Test
+  void computedCountersAreReadAtScrapeTimeWithTheirLabels() {
+    java.util.Map<List<String>, Double> values = new java.util.LinkedHashMap<>();
+    registry.computedCounter("pending_seconds_total", "pending", () -> java.util.Map.copyOf(values), "volume", "state");
+
+    assertThat(registry.scrape()).contains("# TYPE pending_seconds_total counter\n")
+        .doesNotContain("pending_seconds_total{");
+    values.put(List.of("vol-1", "detaching"), 61.0);
+    assertThat(registry.scrape()).contains("pending_seconds_total{volume=\"vol-1\",state=\"detaching\"} 61\n");
+    values.clear();
+    assertThat(registry.scrape()).doesNotContain("vol-1");
+  }
+
+  @Test
   void gaugesAreReadAtScrapeTimeAndFamiliesAreSortedByName() {
     double[] value = {1.5};
     registry.gauge("zz_gauge", "a gauge", () -> value[0]);

@@ -38,6 +38,12 @@ public interface EbsCloud {
 
   void deleteDisk(String volumeId, CallDeadline deadline);
 
+  /**
+   * DescribeVolumeStatus of one volume: whether it is still initializing (its {@code initialization-state} detail is
+   * {@code initializing}) and how far, as EC2 reports it. Fails NOT_FOUND when the volume does not exist.
+   */
+  VolumeInitialization initialization(String volumeId, CallDeadline deadline);
+
   // ---- attachments
 
   /** AttachVolume; the answer is usually still attaching. */

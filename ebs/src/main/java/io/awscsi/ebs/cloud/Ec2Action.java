@@ -23,6 +23,7 @@ public enum Ec2Action implements AwsAction {
   DESCRIBE_INSTANCES("DescribeInstances", false),
   DESCRIBE_SNAPSHOTS("DescribeSnapshots", false),
   DESCRIBE_VOLUMES_MODIFICATIONS("DescribeVolumesModifications", false),
+  DESCRIBE_VOLUME_STATUS("DescribeVolumeStatus", false),
   DESCRIBE_AVAILABILITY_ZONES("DescribeAvailabilityZones", false);
 
   private final String apiName;

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -26,10 +27,12 @@ import software.amazon.awssdk.services.ec2.model.CopyVolumesResponse;
 import software.amazon.awssdk.services.ec2.model.CreateSnapshotResponse;
 import software.amazon.awssdk.services.ec2.model.CreateVolumeResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeSnapshotsResponse;
+import software.amazon.awssdk.services.ec2.model.DescribeVolumeStatusResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeVolumesResponse;
 import software.amazon.awssdk.services.ec2.model.DetachVolumeResponse;
 import software.amazon.awssdk.services.ec2.model.EnableFastSnapshotRestoresResponse;
 import software.amazon.awssdk.services.ec2.model.Filter;
+import software.amazon.awssdk.services.ec2.model.InitializationStatusDetails;
 import software.amazon.awssdk.services.ec2.model.Instance;
 import software.amazon.awssdk.services.ec2.model.InstanceBlockDeviceMapping;
 import software.amazon.awssdk.services.ec2.model.ModifyVolumeRequest;
@@ -39,6 +42,8 @@ import software.amazon.awssdk.services.ec2.model.Tag;
 import software.amazon.awssdk.services.ec2.model.TagSpecification;
 import software.amazon.awssdk.services.ec2.model.Volume;
 import software.amazon.awssdk.services.ec2.model.VolumeAttachment;
+import software.amazon.awssdk.services.ec2.model.VolumeStatusItem;
+import software.amazon.awssdk.services.ec2.model.VolumeStatusName;
 
 /**
  * The {@link EbsCloud} on EC2 through the SDK: records in, records out, no SDK type crosses it. Lookups of volumes,
@@ -175,6 +180,36 @@ public final class SdkEbsCloud implements EbsCloud {
   public void deleteDisk(String volumeId, CallDeadline deadline) {
     calls.run(Ec2Action.DELETE_VOLUME, deadline, o -> ec2.deleteVolume(r -> r.overrideConfiguration(o)
         .volumeId(volumeId)));
+  }
+
+  /**
+   * DescribeVolumeStatus, not batched: it is asked once per publish of a volume whose StorageClass blocks attaching
+   * until it is initialized, and then at most once a minute (see the controller's initialization gate).
+   */
+  @Override
+  public VolumeInitialization initialization(String volumeId, CallDeadline deadline) {
+    DescribeVolumeStatusResponse response = calls.run(Ec2Action.DESCRIBE_VOLUME_STATUS, deadline,
+        o -> ec2.describeVolumeStatus(r -> r.overrideConfiguration(o).volumeIds(volumeId)));
+    VolumeStatusItem item = response.volumeStatuses().stream().filter(v -> volumeId.equals(v.volumeId())).findFirst()
+        .orElseThrow(() -> new AwsCallException(new AwsCallError.Unexpected("MissingVolumeStatus",
+            "DescribeVolumeStatus did not report volume " + volumeId)));
+    return initialization(item);
+  }
+
+  /** EC2's answer in the driver's terms: initializing while the {@code initialization-state} detail says so. */
+  static VolumeInitialization initialization(VolumeStatusItem item) {
+    boolean initializing = item.volumeStatus() != null && item.volumeStatus().details().stream()
+        .anyMatch(d -> d.name() == VolumeStatusName.INITIALIZATION_STATE && "initializing".equals(d.status()));
+    if (!initializing) {
+      return VolumeInitialization.COMPLETE;
+    }
+    InitializationStatusDetails details = item.initializationStatusDetails();
+    OptionalInt progress = details != null && details.progress() != null
+        ? OptionalInt.of((int) Math.clamp(details.progress(), 0, 100)) : OptionalInt.empty();
+    Optional<Duration> left = details != null && details.estimatedTimeToCompleteInSeconds() != null
+        ? Optional.of(Duration.ofSeconds(Math.max(0, details.estimatedTimeToCompleteInSeconds())))
+        : Optional.empty();
+    return new VolumeInitialization(true, progress, left);
   }
 
   // ---- attachments

@@ -39,11 +39,11 @@ public final class EbsControllerProvider implements ControllerProvider {
   private final EbsSnapshotManager snapshots;
   private final EbsVolumeLister lister;
 
-  private EbsControllerProvider(EbsControllerOptions options, EbsCloud ec2) {
+  private EbsControllerProvider(EbsControllerOptions options, EbsCloud ec2, MetricsRegistry metrics) {
     this.ec2 = ec2;
     ResourceTags tags = new ResourceTags(options.extraTags(), options.k8sTagClusterId(), options.warnOnInvalidTag());
     this.provisioner = new EbsVolumeProvisioner(ec2, options, tags);
-    this.attacher = new EbsVolumeAttacher(ec2, options);
+    this.attacher = new EbsVolumeAttacher(ec2, options, metrics);
     this.resizer = new EbsVolumeResizer(ec2, options, tags);
     this.snapshots = new EbsSnapshotManager(ec2, options, tags);
     this.lister = new EbsVolumeLister(ec2, options);
@@ -59,14 +59,14 @@ public final class EbsControllerProvider implements ControllerProvider {
   public static EbsControllerProvider create(EbsControllerOptions options, Ec2Client client, MetricsRegistry metrics) {
     SdkEbsCloud ec2 = new SdkEbsCloud(client, options.batching(), options.rateLimits(), options.retryPolicy(),
         metrics);
-    EbsControllerProvider provider = new EbsControllerProvider(options, ec2);
+    EbsControllerProvider provider = new EbsControllerProvider(options, ec2, metrics);
     warmUpZones(ec2);
     return provider;
   }
 
   /** The provider on any {@link EbsCloud} (the handler tests' in-memory one); nothing is called at start. */
   static EbsControllerProvider on(EbsCloud cloud, EbsControllerOptions options) {
-    return new EbsControllerProvider(options, cloud);
+    return new EbsControllerProvider(options, cloud, new MetricsRegistry());
   }
 
   /**

@@ -5,6 +5,7 @@ import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.AccessMode;
 import io.awscsi.core.provider.PublishRequest;
 import io.awscsi.core.provider.VolumeAttacher;
@@ -14,6 +15,7 @@ import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.volume.PublishContextKeys;
 import io.awscsi.ebs.cloud.Ec2Instance;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,10 +49,25 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   /** Attachments sent to EC2 and not yet seen attached: volume id -> instance ids. */
   private final Map<String, Set<String>> inProgress = new ConcurrentHashMap<>();
 
-  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options) {
+  private final VolumeInitializationGate initializations;
+
+  private final DetachPendingTracker detachPending;
+
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, MetricsRegistry metrics) {
+    this(ec2, options, InstantSource.system(), metrics);
+  }
+
+  /**
+   * {@code clock} times the checks of initializing volumes and the pending detaches (the tests move it); the
+   * pending detaches are reported in {@code metrics}.
+   */
+  EbsVolumeAttacher(EbsCloud ec2, EbsControllerOptions options, InstantSource clock, MetricsRegistry metrics) {
     this.ec2 = ec2;
     this.options = options;
-    this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout());
+    this.detachPending = new DetachPendingTracker(clock);
+    this.detachPending.register(metrics);
+    this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout(), detachPending);
+    this.initializations = new VolumeInitializationGate(ec2, clock);
   }
 
   private record Started(String device, Instant since, boolean reserved) {}
@@ -65,16 +82,18 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       throw DriverException.invalidArgument("volume_capability", problem);
     }
     boolean multiWriter = request.capability().accessMode() == AccessMode.MULTI_NODE_MULTI_WRITER;
+    // Wanted on the node again: a detach still pending there is no longer expected.
+    detachPending.forget(volumeId, nodeId);
     Started started;
     try (KeyedLocks.Held held = CallDeadlines.lock(volumes, volumeId, deadline, "ControllerPublishVolume " + volumeId)) {
       started = startAttach(volumeId, nodeId, multiWriter, deadline);
     } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "ControllerPublishVolume " + volumeId + " to " + nodeId);
     }
+    Attachment attached;
     try {
-      Attachment attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
+      attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
       LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
-      return Map.of(PublishContextKeys.DEVICE_PATH, attached.device());
     } catch (DriverException e) {
       if (started.reserved()) {
         devices.failed(nodeId, started.device());
@@ -86,6 +105,12 @@ final class EbsVolumeAttacher implements VolumeAttacher {
         return nodes.isEmpty() ? null : nodes;
       });
     }
+    // After the attach, as upstream: the retry of a publish that ran out of time finds the attachment and only
+    // asks whether the initialization has finished.
+    if ("true".equals(request.volumeContext().get(VolumeContextKeys.BLOCK_ATTACH_UNTIL_INITIALIZED))) {
+      initializations.awaitInitialized(volumeId, nodeId, deadline);
+    }
+    return Map.of(PublishContextKeys.DEVICE_PATH, attached.device());
   }
 
   /** Decides under the volume's lock; sends AttachVolume unless the volume is already (being) attached here. */
@@ -233,12 +258,14 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       } catch (AwsCallException e) {
         switch (e.error()) {
           case AwsCallError.NotFound nf -> {
+            detachPending.forget(volumeId, nodeId);
             LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId, nf.message());
             return;
           }
           case AwsCallError.VolumeInUse state -> {
             Optional<Attachment> attachment = ec2.disk(volumeId, deadline).flatMap(d -> d.attachmentTo(nodeId));
             if (attachment.isEmpty()) {
+              detachPending.forget(volumeId, nodeId);
               LOG.info("ControllerUnpublishVolume: {} is not attached to {} ({})", volumeId, nodeId,
                   state.message());
               return;

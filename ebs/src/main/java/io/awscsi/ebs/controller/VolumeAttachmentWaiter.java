@@ -32,9 +32,12 @@ final class VolumeAttachmentWaiter {
   private final AdaptiveBackoff detachPolls = new AdaptiveBackoff(Duration.ofMillis(1000), Duration.ofMillis(200),
       Duration.ofSeconds(5), Duration.ofMillis(250), 1.15);
 
-  VolumeAttachmentWaiter(EbsCloud ec2, Duration stuckAttaching) {
+  private final DetachPendingTracker detachPending;
+
+  VolumeAttachmentWaiter(EbsCloud ec2, Duration stuckAttaching, DetachPendingTracker detachPending) {
     this.ec2 = ec2;
     this.stuckAttaching = stuckAttaching;
+    this.detachPending = detachPending;
   }
 
   /** Waits until the volume is attached to the instance; {@code since} is when EC2 accepted AttachVolume. */
@@ -78,9 +81,13 @@ final class VolumeAttachmentWaiter {
     String what = "waiting for " + volumeId + " to detach from " + instanceId;
     try {
       StatePoller.await(detachPolls, deadline, since, what, () -> {
-        Optional<Disk> disk = ec2.disk(volumeId, deadline);
-        boolean gone = disk.isEmpty() || disk.get().attachmentTo(instanceId).isEmpty();
-        return gone ? Optional.of(Boolean.TRUE) : Optional.empty();
+        Optional<Attachment> attachment = ec2.disk(volumeId, deadline).flatMap(d -> d.attachmentTo(instanceId));
+        if (attachment.isEmpty()) {
+          detachPending.forget(volumeId, instanceId);
+          return Optional.of(Boolean.TRUE);
+        }
+        detachPending.stillAttached(volumeId, instanceId, attachment.get().state().name().toLowerCase());
+        return Optional.empty();
       });
     } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, what);

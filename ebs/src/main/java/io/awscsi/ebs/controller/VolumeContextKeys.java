@@ -17,6 +17,12 @@ public final class VolumeContextKeys {
   public static final String EXT4_CLUSTER_SIZE = "ext4clustersize";
   public static final String EXT4_ENCRYPTION_SUPPORT = "ext4encryptionsupport";
 
+  /**
+   * {@code "true"} when the StorageClass set {@code blockAttachUntilInitialized}: ControllerPublishVolume reads it
+   * back to hold a restored volume's attach until EC2 reports it initialized (upstream's key, lower case).
+   */
+  public static final String BLOCK_ATTACH_UNTIL_INITIALIZED = "blockattachuntilinitialized";
+
   /** The mkfs options, in the order they are validated. */
   public static final List<String> FORMAT_OPTIONS = List.of(BLOCK_SIZE, INODE_SIZE, BYTES_PER_INODE,
       NUMBER_OF_INODES, EXT4_BIG_ALLOC, EXT4_CLUSTER_SIZE, EXT4_ENCRYPTION_SUPPORT);

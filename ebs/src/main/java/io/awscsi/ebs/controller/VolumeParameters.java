@@ -190,6 +190,9 @@ public record VolumeParameters(
     if (!fsType.isEmpty()) {
       context.put(VolumeContextKeys.FS_TYPE, fsType);
     }
+    if (blockAttachUntilInitialized) {
+      context.put(VolumeContextKeys.BLOCK_ATTACH_UNTIL_INITIALIZED, "true");
+    }
     return context;
   }
 

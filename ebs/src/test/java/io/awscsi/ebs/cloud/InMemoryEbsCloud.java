@@ -42,6 +42,8 @@ public final class InMemoryEbsCloud implements EbsCloud {
 
   private static final class Volume {
     Disk disk;
+    /** A volume restored from a snapshot or copied stays initializing until the test finishes it. */
+    VolumeInitialization initialization = VolumeInitialization.COMPLETE;
     final Map<String, Attachment> attachments = new LinkedHashMap<>();
     final Map<String, String> tags = new HashMap<>();
 
@@ -111,6 +113,11 @@ public final class InMemoryEbsCloud implements EbsCloud {
     snapshots.put(id, new Snap(new DiskSnapshot(id, volumeId, sizeGiB, DiskSnapshot.State.COMPLETED, Instant.now(),
         Map.of())));
     return id;
+  }
+
+  /** What DescribeVolumeStatus will say of the volume's initialization from now on. */
+  public synchronized void initialization(String volumeId, VolumeInitialization initialization) {
+    volumes.get(volumeId).initialization = initialization;
   }
 
   /** States stay transitional until {@link #settle()}. */
@@ -220,7 +227,15 @@ public final class InMemoryEbsCloud implements EbsCloud {
     Disk disk = new Disk(id, spec.sizeGiB(), zone, zoneId, spec.volumeType(), spec.iops(), spec.throughput(),
         spec.encrypted(), spec.kmsKeyId(), spec.multiAttach(), snapshotId, Disk.State.CREATING, Instant.now(),
         List.of(), spec.tags());
-    volumes.put(id, new Volume(disk));
+    Volume created = new Volume(disk);
+    if (spec.isCopy() || !snapshotId.isEmpty()) {
+      // EC2 estimates the time left only when the volume was created with an initialization rate (MiB/s).
+      Optional<java.time.Duration> left = spec.initializationRate() > 0
+          ? Optional.of(java.time.Duration.ofSeconds(spec.sizeGiB() * 1024L / spec.initializationRate()))
+          : Optional.empty();
+      created.initialization = new VolumeInitialization(true, java.util.OptionalInt.of(0), left);
+    }
+    volumes.put(id, created);
     tokens.put(clientToken, new Token(spec, id));
     return disk;
   }
@@ -248,6 +263,12 @@ public final class InMemoryEbsCloud implements EbsCloud {
   public synchronized ListChunk<Disk> listDisks(int maxResults, String ec2Token, CallDeadline deadline) {
     read(Ec2Action.DESCRIBE_VOLUMES);
     return page(volumes.values().stream().map(Volume::view).toList(), maxResults, ec2Token);
+  }
+
+  @Override
+  public synchronized VolumeInitialization initialization(String volumeId, CallDeadline deadline) {
+    read(Ec2Action.DESCRIBE_VOLUME_STATUS);
+    return existing(volumeId).initialization;
   }
 
   @Override
