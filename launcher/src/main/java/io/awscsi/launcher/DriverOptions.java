@@ -1,5 +1,6 @@
 package io.awscsi.launcher;
 
+import io.awscsi.aws.metadata.InstanceMetadataResolver;
 import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.LoggingSetup;
@@ -30,6 +31,8 @@ public record DriverOptions(
     Level logLevel,
     Duration shutdownGrace,
     String imdsEndpoint,
+    List<String> metadataSources,
+    String userAgentExtra,
     Optional<Registration> registration,
     Path kubeletDir,
     Ebs ebs,
@@ -79,7 +82,7 @@ public record DriverOptions(
 
   /** EBS flags (controller and node). */
   public record Ebs(Map<String, String> extraTags, String k8sTagClusterId, Duration modifyVolumeRequestHandlerTimeout,
-      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs) {}
+      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, boolean warnOnInvalidTag) {}
 
   /**
    * EFS flags (controller and node).
@@ -99,13 +102,11 @@ public record DriverOptions(
   public static DriverOptions parse(String[] args, Map<String, String> env) {
     refuseEmulatedDriverFlags(args);
     // The flags are those of the one table --help prints.
-    Flags f = Usage.SERVE.parse(args);
-    if (!f.positional().isEmpty()) {
-      throw new IllegalArgumentException("unexpected argument " + f.positional().getFirst() + " (see --help)");
-    }
+    Flags f = Usage.SERVE.parse(UpstreamFlags.klogShortVerbosity(args));
     // Every default is the flag table's (Usage.SERVE), the one --help prints and docs/plugin-flags.json carries.
     Driver driver = choice("driver", f.string("driver"), Driver.class);
-    Mode mode = choice("mode", f.string("mode"), Mode.class);
+    Mode mode = choice("mode", UpstreamFlags.mode(f), Mode.class);
+    UpstreamFlags.refuseWhatCannotBeHonoured(f);
     String endpoint = f.has("endpoint") ? f.string("endpoint") : env.getOrDefault("CSI_ENDPOINT", f.string("endpoint"));
     // -1: not given, the limit from the instance type.
     int attachLimit = f.has("volume-attach-limit") ? f.integer("volume-attach-limit") : -1;
@@ -115,7 +116,7 @@ public record DriverOptions(
     }
     Ebs ebs = new Ebs(keyValues("extra-tags", f.string("extra-tags"), ",", "="),
         f.string("k8s-tag-cluster-id"), f.duration("modify-volume-request-handler-timeout"),
-        attachLimit, reserved, f.bool("legacy-xfs"));
+        attachLimit, reserved, f.bool("legacy-xfs"), f.bool("warn-on-invalid-tag"));
     // As upstream, both limits count only when opted in; the values alone are what upstream's chart always passes.
     int maxInflight = f.bool("max-inflight-mount-calls-opt-in") && f.has("max-inflight-mount-calls")
         ? f.integer("max-inflight-mount-calls") : -1;
@@ -138,10 +139,13 @@ public record DriverOptions(
         efsAttachLimit, efsUtilsDirs, overrides,
         f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path").strip(),
         Path.of(f.string("efs-work-dir")));
+    Path kubeletDir = kubeletDir(f);
+    UpstreamFlags.checkMountPointPrefix(f, kubeletDir);
     return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint"),
-        choice("log-format", f.string("log-format"), LoggingSetup.Format.class),
-        logLevel(f.string("log-level")), f.duration("shutdown-grace"), f.string("imds-endpoint"),
-        registration(f, driver, mode), kubeletDir(f), ebs, efs);
+        choice("log-format", UpstreamFlags.logFormat(f), LoggingSetup.Format.class),
+        UpstreamFlags.logLevel(f, logLevel(f.string("log-level"))), f.duration("shutdown-grace"),
+        f.string("imds-endpoint"), metadataSources(f.string("metadata-sources")), f.string("user-agent-extra").strip(),
+        registration(f, driver, mode), kubeletDir, ebs, efs);
   }
 
   /**
@@ -223,6 +227,11 @@ public record DriverOptions(
   private static Path path(Flags f, String flag) {
     String value = f.string(flag);
     return Path.of((value.isBlank() ? Usage.SERVE.defaults().get(flag) : value).strip());
+  }
+
+  /** {@code --metadata-sources}: known names, in order; an unknown one stops the start naming it. */
+  private static List<String> metadataSources(String value) {
+    return InstanceMetadataResolver.parseSourceNames(value);
   }
 
   /** {@code --log-level}: a level log4j does not know reads as the table's default, as it always has. */

@@ -1,5 +1,6 @@
 package io.awscsi.launcher;
 
+import io.awscsi.aws.metadata.InstanceMetadataResolver;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.efs.controller.EfsControllerOptions;
 import io.awscsi.efs.efsutils.EfsUtilsDirectories;
@@ -12,6 +13,8 @@ public final class Usage {
   private static final String COMMON = "Common";
   private static final String EBS = "EBS";
   private static final String EFS = "EFS";
+  private static final String UPSTREAM = "Upstream EBS driver's flags, so that its chart's arguments and"
+      + " additionalArgs keep working (docs/parameters.md)";
   private static final String REGISTRATION = "Kubelet plugin registration in the node plugin, in place of"
       + " node-driver-registrar (modes node and all)";
 
@@ -26,6 +29,10 @@ public final class Usage {
       Flag.of(COMMON, "log-level", "info|debug|warn|error", "info", "debug adds request bodies, redacted"),
       Flag.of(COMMON, "shutdown-grace", "DURATION", "25s", "time running calls get after SIGTERM"),
       Flag.of(COMMON, "imds-endpoint", "URL", "instance metadata endpoint (default the SDK's)"),
+      Flag.of(COMMON, "metadata-sources", "imds,kubernetes", InstanceMetadataResolver.DEFAULT_SOURCES, "where the"
+          + " node (and a controller without AWS_REGION) reads instance metadata, in this order: imds, kubernetes or"
+          + " both"),
+      Flag.of(COMMON, "user-agent-extra", "TEXT", "appended to the user agent of the EC2, EFS and STS clients"),
       Flag.of(COMMON, "kubelet-dir", "DIR", KubeletDirectory.DEFAULT.toString(), "the kubelet's directory as this"
           + " process sees it (the chart's node.kubeletPath): node calls mount only below it"),
       Flag.of(COMMON, "version", "", "print the version and exit"),
@@ -41,6 +48,15 @@ public final class Usage {
       Flag.of(EBS, "volume-attach-limit", "N", "attach limit reported by the node (default from the instance type)"),
       Flag.of(EBS, "reserved-volume-attachments", "N", "attachments not available to CSI volumes"),
       Flag.of(EBS, "legacy-xfs", "", "make xfs that mounts on kernels <= 5.4"),
+      Flag.of(EBS, "warn-on-invalid-tag", "", "drop a reserved or invalid tag of --extra-tags or tagSpecification_N"
+          + " with a warning instead of refusing it"),
+      Flag.of(UPSTREAM, "v", "N", "klog verbosity: 0-3 is --log-level info, 4 and up debug; with --log-level both must"
+          + " agree (also -v=N)"),
+      Flag.of(UPSTREAM, "logging-format", "text|json", "the same as --log-format; with it both must agree"),
+      Flag.of(UPSTREAM, "logtostderr", "", "accepted: the log always goes to stderr (=false is refused)"),
+      Flag.of(UPSTREAM, "batching", "", "accepted: DescribeVolumes is always batched here (=false is refused)"),
+      Flag.of(UPSTREAM, "csi-mount-point-prefix", "PATH", "where the kubelet mounts this driver's volumes; must lie"
+          + " below --kubelet-dir, which confines node calls here"),
       Flag.of(EFS, "tags", "\"k:v k2:v2\"", "tags for every access point"),
       Flag.of(EFS, "delete-access-point-root-dir", "", "DeleteVolume also deletes the volume's directory"),
       Flag.of(EFS, "vol-metrics-opt-in", "", "report volume usage in NodeGetVolumeStats"),
@@ -114,7 +130,8 @@ public final class Usage {
         %s
         Environment: AWS_REGION, AWS_ENDPOINT_URL[_EC2|_EFS|_STS], CSI_NODE_NAME, DISABLE_TAINT_WATCHER,
                      AWS_EC2_METADATA_DISABLED; EFS node: AWS_DEFAULT_REGION, FIPS_ENABLED, PORT_RANGE_UPPER_BOUND
-        """.formatted("aws-csi-driver [serve] --driver ebs|efs --mode controller|node|all [flags]",
+        """.formatted("aws-csi-driver [serve|controller|node|all] --driver ebs|efs [--mode controller|node|all]"
+        + " [flags]",
         LOCAL.synopsis(), CLIENT.synopsis(), REMOVE_STARTUP_TAINT.synopsis(), SERVE.help(), LOCAL.help());
   }
 }

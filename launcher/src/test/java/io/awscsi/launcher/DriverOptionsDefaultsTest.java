@@ -30,6 +30,8 @@ class DriverOptionsDefaultsTest {
     CHECKS.put("shutdown-grace", new Check(o -> o.shutdownGrace(), d -> Flags.parseDuration("x", d)));
     CHECKS.put("plugin-registration-path",
         new Check(o -> o.registration().orElseThrow().pluginRegistrationDir(), Path::of));
+    CHECKS.put("metadata-sources", new Check(DriverOptions::metadataSources,
+        io.awscsi.aws.metadata.InstanceMetadataResolver::parseSourceNames));
     CHECKS.put("kubelet-dir", new Check(o -> o.kubeletDir(), Path::of));
     CHECKS.put("modify-volume-request-handler-timeout",
         new Check(o -> o.ebs().modifyVolumeRequestHandlerTimeout(), d -> Flags.parseDuration("x", d)));
