@@ -105,18 +105,19 @@ final class UpstreamFlags {
   }
 
   /**
-   * Upstream's {@code --csi-mount-point-prefix} (where the kubelet mounts this driver's volumes, for its NVMe
-   * metrics): here every node path is confined below {@code --kubelet-dir}, so the prefix must lie there.
+   * Upstream's {@code --csi-mount-point-prefix}: where the kubelet mounts this driver's volumes, which upstream's node
+   * uses only to pick the volumes of its NVMe metrics. Here {@code --kubelet-dir} is what says where node paths lie
+   * (every one is confined below it), so the prefix changes nothing; it must be an absolute path. One outside
+   * {@code --kubelet-dir} is accepted too: upstream starts with it, and refusing it would stop a node that runs.
    */
   static void checkMountPointPrefix(Flags f, Path kubeletDir) {
     if (!f.has("csi-mount-point-prefix")) {
       return;
     }
     String prefix = f.string("csi-mount-point-prefix").strip();
-    if (!prefix.startsWith("/") || !Path.of(prefix).normalize().startsWith(kubeletDir)) {
-      throw new IllegalArgumentException("--csi-mount-point-prefix " + prefix + " is not below --kubelet-dir "
-          + kubeletDir + ", the only place this driver's node mounts volumes; set --kubelet-dir to the kubelet's"
-          + " directory (the chart's node.kubeletPath)");
+    if (!prefix.startsWith("/")) {
+      throw new IllegalArgumentException("--csi-mount-point-prefix takes an absolute path (upstream's chart passes "
+          + kubeletDir + "/plugins/kubernetes.io/csi/ebs.csi.aws.com/), got " + prefix);
     }
   }
 }

@@ -55,8 +55,8 @@ public final class Usage {
       Flag.of(UPSTREAM, "logging-format", "text|json", "the same as --log-format; with it both must agree"),
       Flag.of(UPSTREAM, "logtostderr", "", "accepted: the log always goes to stderr (=false is refused)"),
       Flag.of(UPSTREAM, "batching", "", "accepted: DescribeVolumes is always batched here (=false is refused)"),
-      Flag.of(UPSTREAM, "csi-mount-point-prefix", "PATH", "where the kubelet mounts this driver's volumes; must lie"
-          + " below --kubelet-dir, which confines node calls here"),
+      Flag.of(UPSTREAM, "csi-mount-point-prefix", "PATH", "accepted, no effect: --kubelet-dir says where node paths"
+          + " lie here"),
       Flag.of(EFS, "tags", "\"k:v k2:v2\"", "tags for every access point"),
       Flag.of(EFS, "delete-access-point-root-dir", "", "DeleteVolume also deletes the volume's directory"),
       Flag.of(EFS, "vol-metrics-opt-in", "", "report volume usage in NodeGetVolumeStats"),

@@ -107,11 +107,14 @@ class UpstreamFlagsTest {
   }
 
   @Test
-  void theCsiMountPointPrefixMustLieBelowTheKubeletDirectory() {
-    assertThat(parse("node", "--csi-mount-point-prefix=/var/lib/kubelet/plugins/kubernetes.io/csi/ebs.csi.aws.com/")
-        .mode()).isEqualTo(DriverOptions.Mode.NODE);
-    assertThatThrownBy(() -> parse("node", "--csi-mount-point-prefix=/var/lib/kubelet/plugins/x",
-        "--kubelet-dir=/data/kubelet")).hasMessageContaining("--kubelet-dir /data/kubelet");
+  void theCsiMountPointPrefixIsAcceptedAsAnAbsolutePath() {
+    DriverOptions o = parse("node", "--csi-mount-point-prefix=/var/lib/kubelet/plugins/kubernetes.io/csi/ebs.csi.aws.com/");
+    assertThat(o.kubeletDir()).isEqualTo(parse("node").kubeletDir());
+    // upstream starts with a prefix outside the kubelet directory (its metrics then find no volume): so does this one
+    assertThat(parse("node", "--csi-mount-point-prefix=/var/lib/kubelet/plugins", "--kubelet-dir=/data/kubelet")
+        .kubeletDir()).isEqualTo(java.nio.file.Path.of("/data/kubelet"));
+    assertThatThrownBy(() -> parse("node", "--csi-mount-point-prefix=plugins/x"))
+        .hasMessageContaining("--csi-mount-point-prefix takes an absolute path");
   }
 
   @Test
