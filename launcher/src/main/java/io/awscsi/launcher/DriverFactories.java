@@ -213,8 +213,7 @@ public final class DriverFactories {
   private static Supplier<InstanceMetadata> metadata(List<String> sources, Environment env,
       KubernetesClientProvider kube, Resources resources) {
     return memoize(() -> {
-      InstanceMetadataResolver resolver = resources.add(
-          InstanceMetadataResolver.standard(String.join(",", sources), env, kube));
+      InstanceMetadataResolver resolver = resources.add(metadataResolver(sources, env, kube));
       try {
         InstanceMetadata m = resolver.resolve();
         LOG.info("instance metadata from {}: {} ({}) in {}", resolver.sourceNames(), m.instanceId(),
@@ -226,7 +225,14 @@ public final class DriverFactories {
     });
   }
 
-  private static AwsClientConfig clientConfig(DriverOptions o, Environment env, Supplier<InstanceMetadata> metadata) {
+  /** The instance metadata sources of {@code --metadata-sources}, asked in that order. */
+  static InstanceMetadataResolver metadataResolver(List<String> sources, Environment env,
+      Supplier<io.fabric8.kubernetes.client.KubernetesClient> kube) {
+    return InstanceMetadataResolver.standard(String.join(",", sources), env, kube);
+  }
+
+  /** The AWS clients' settings: region (else the instance's), upstream's {@code --user-agent-extra}. */
+  static AwsClientConfig clientConfig(DriverOptions o, Environment env, Supplier<InstanceMetadata> metadata) {
     return AwsClientConfig.builder(env).regionFallback(() -> metadata.get().region())
         .userAgentExtra(o.userAgentExtra()).build();
   }

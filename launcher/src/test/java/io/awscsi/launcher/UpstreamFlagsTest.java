@@ -99,6 +99,27 @@ class UpstreamFlagsTest {
   }
 
   @Test
+  void theDriverAsksTheMetadataSourcesOfTheFlagInItsOrder() {
+    for (String flag : List.of("kubernetes,imds", "imds,kubernetes", "kubernetes", "imds")) {
+      DriverOptions o = parse("node", "--metadata-sources=" + flag);
+      try (var resolver = DriverFactories.metadataResolver(o.metadataSources(), io.awscsi.aws.Environment.empty(),
+          () -> null)) {
+        assertThat(String.join(",", resolver.sourceNames())).isEqualTo(flag);
+      }
+    }
+  }
+
+  @Test
+  void theAwsClientsCarryTheUserAgentExtra() {
+    DriverOptions o = parse("controller", "--user-agent-extra=helm");
+    var config = DriverFactories.clientConfig(o, io.awscsi.aws.Environment.of(Map.of("AWS_REGION", "us-east-1")),
+        () -> {
+          throw new AssertionError("the region is in the environment");
+        });
+    assertThat(config.userAgentSuffix()).endsWith(" helm");
+  }
+
+  @Test
   void userAgentExtraAndWarnOnInvalidTagReachTheOptions() {
     DriverOptions o = parse("controller", "--user-agent-extra=helm", "--warn-on-invalid-tag");
     assertThat(o.userAgentExtra()).isEqualTo("helm");
