@@ -64,6 +64,16 @@ controller_has_the_ec2_sdk_and_no_node_flags() {
   [[ "$cl" == *"$dist/lib/controller/*"* && "$cl" != *"-Xmn1m"* ]] \
     && call controller ControllerGetCapabilities | grep -q CREATE_DELETE_VOLUME
 }
+upstream_form_node_gets_the_nodes_class_path_and_serves() {
+  # upstream's chart: the mode as the first argument, klog's -v and --logging-format
+  start upnode node --driver ebs --logging-format=text -v=2
+  wait_socket upnode || { cat "$work/upnode.log"; return 1; }
+  local cl; cl="$(cmdline upnode)"; echo "$cl"
+  for _ in $(seq 1 100); do call upnode Probe | grep -q '"ready": true' && break; sleep 0.05; done
+  call upnode NodeGetInfo | grep -q '"nodeId": "i-0aaaaaaaaaaaaaaaa"' || { cat "$work/upnode.log"; return 1; }
+  kill -TERM "$(cat "$work/upnode.pid")"
+  [[ "$cl" == *"$dist/lib/*"* && "$cl" != *"lib/controller"* && "$cl" == *"-Xmn1m"* ]]
+}
 sigterm_stops_the_node_and_removes_its_socket() {
   local pid; pid="$(cat "$work/node.pid")"
   kill -TERM "$pid"
@@ -507,6 +517,8 @@ check "an unknown machine architecture is refused" an_unknown_architecture_is_re
 check "node leaves the EC2 SDK off its class path, with the node's heap flags" node_leaves_the_ec2_sdk_off_its_class_path
 check "node never opens the EC2 jar" node_never_opens_the_ec2_jar
 check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_sdk_and_no_node_flags
+check "upstream's form (node as first argument, -v=2, --logging-format) starts the node with the node's flags" \
+  upstream_form_node_gets_the_nodes_class_path_and_serves
 check "no jar of a serving class path holds an emulator class; node and controller leave lib/local off" \
   serving_class_paths_hold_no_emulator
 check "no class of a serving class path refers to an emulator, emulation or local-runtime class" \

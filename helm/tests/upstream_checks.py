@@ -227,11 +227,11 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         "controller.batching": lambda r: A(r).noted("controller.batching"),
         "controller.volumeModificationFeature": lambda r: A(r).noted("volumeModificationFeature"),
         "controller.enableNodeLocalVolumes": lambda r: A(r).noted("enableNodeLocalVolumes"),
+        # Upstream's flags the launcher takes (UpstreamFlags) pass through as given.
         "controller.additionalArgs": lambda r: need("--log-level=debug" in args(plug(r)) and
-                                                    not any("batching" in a for a in args(plug(r))),
-                                                    f"additionalArgs: {args(plug(r))}")
-        + A(r).noted("controller.additionalArgs", "--batching=true")
-        + A(r).noted("controller.additionalArgs", "--warn-on-invalid-tag"),
+                                                    "--batching=true" in args(plug(r)) and
+                                                    "--warn-on-invalid-tag" in args(plug(r)),
+                                                    f"additionalArgs: {args(plug(r))}"),
         "controller.sdkDebugLog": lambda r: A(r).noted("sdkDebugLog"),
         "controller.loggingFormat": lambda r: need("--log-format=json" in args(plug(r)), "--log-format=json"),
         "controller.affinity": lambda r: need(contains(pod(ctl(r))["affinity"], cv(r)["affinity"]), "affinity"),
@@ -329,9 +329,8 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         "node.priorityClassName": lambda r: need(pod(node(r))["priorityClassName"] == "node-storage-critical",
                                                  "node.priorityClassName"),
         "node.additionalArgs": lambda r: need(args(nplug(r)).count("--legacy-xfs") == 1 and
-                                              not any("mount-point-prefix" in a for a in args(nplug(r))),
-                                              f"node.additionalArgs: {args(nplug(r))}")
-        + A(r).noted("node.additionalArgs", "--csi-mount-point-prefix"),
+                                              any(a.startswith("--csi-mount-point-prefix=") for a in args(nplug(r))),
+                                              f"node.additionalArgs: {args(nplug(r))}"),
         "node.affinity": lambda r: need(contains(pod(node(r))["affinity"], nv(r)["affinity"]), "node.affinity"),
         "node.nodeSelector": lambda r: need(pod(node(r))["nodeSelector"].get("storage") == "true",
                                             "node.nodeSelector"),

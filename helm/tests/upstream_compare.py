@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import os
 import re
 import shutil
@@ -244,22 +245,30 @@ def parse_args(args: list) -> dict:
     return out
 
 
-# Plugin flags whose value here is this driver's default (launcher Usage.SERVE), the same as upstream's Go driver's:
-# passing them or not means the same. (EFS: the opt-ins off make --max-inflight-mount-calls and
-# --volume-attach-limit inert, in both drivers.)
-DRIVER_DEFAULTS = {
-    "vol-metrics-opt-in": "false", "vol-metrics-refresh-period": "240m", "vol-metrics-fs-rate-limit": "5",
-    "force-unmount-after-timeout": "false", "unmount-timeout": "30s", "max-inflight-mount-calls-opt-in": "false",
-    "volume-attach-limit-opt-in": "false", "efs-cloudwatch-log-enabled": "false",
-    "delete-access-point-root-dir": "false", "logtostderr": "true", "debug-logs": "false", "log-format": "text",
-    "log-level": "info",
-}
+# The launcher's flag table (Usage.SERVE, written by FlagTable.json()): each flag's default is there and nowhere else.
+PLUGIN_FLAG_TABLE = Path(__file__).resolve().parents[2] / "docs" / "plugin-flags.json"
+
+
+def driver_defaults() -> dict:
+    """Plugin flags whose value is this driver's default, in upstream's terms where upstream's Go driver has the same
+    default: passing them or not means the same. A flag that takes no value defaults to false. (EFS: the opt-ins off
+    make --max-inflight-mount-calls and --volume-attach-limit inert, in both drivers.)"""
+    out = {}
+    for flag in json.loads(PLUGIN_FLAG_TABLE.read_text())["flags"]:
+        if not flag["takesValue"]:
+            out[flag["name"]] = "false"
+        elif flag["default"]:
+            out[flag["name"]] = flag["default"]
+    return plugin_args_by_meaning(out)
+
+
 INERT_WITHOUT_OPT_IN = {"max-inflight-mount-calls": "max-inflight-mount-calls-opt-in",
                         "volume-attach-limit": "volume-attach-limit-opt-in"}
 
 
 def drop_defaults(args: dict, efs: bool) -> dict:
-    out = {k: v for k, v in args.items() if DRIVER_DEFAULTS.get(k) != v}
+    defaults = driver_defaults()
+    out = {k: v for k, v in args.items() if defaults.get(k) != v}
     if efs:
         for flag, opt_in in INERT_WITHOUT_OPT_IN.items():
             if args.get(opt_in, "false") == "false":
@@ -274,6 +283,8 @@ def plugin_args_by_meaning(args: dict) -> dict:
     if "v" in out:
         level = out.pop("v")
         out["log-level"] = "debug" if level.isdigit() and int(level) >= 4 else "info"
+    if out.get("logtostderr") == "true":
+        del out["logtostderr"]  # what this driver always does: its log goes to stderr
     if out.pop("debug-logs", "false") == "true":
         out["log-level"] = "debug"
     if re.fullmatch(r"[0-9]+", out.get("vol-metrics-refresh-period", "x")):

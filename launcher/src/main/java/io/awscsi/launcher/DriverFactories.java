@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.Level;
@@ -112,18 +113,19 @@ public final class DriverFactories {
   private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
       DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
-    Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
+    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), env, kube, resources);
     HostTools host = o.mode().node() ? HostTools.create() : null;
     ControllerProvider controller = null;
     if (o.mode().controller()) {
-      AwsClientConfig aws = clientConfig(env, metadata);
+      AwsClientConfig aws = clientConfig(o, env, metadata);
       Ec2Client ec2 = resources.add(aws.configure(Ec2Client.builder(), AwsService.EC2,
           c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())).endpointOverride(endpoint(env, AwsService.EC2)
               .orElse(null)).build());
       EbsControllerOptions options = EbsControllerOptions.defaults(aws.region().id())
-          .withExtraTags(o.ebs().extraTags())
           .withK8sTagClusterId(o.ebs().k8sTagClusterId())
-          .withModifyVolumeRequestHandlerTimeout(o.ebs().modifyVolumeRequestHandlerTimeout());
+          .withModifyVolumeRequestHandlerTimeout(o.ebs().modifyVolumeRequestHandlerTimeout())
+          .withWarnOnInvalidTag(o.ebs().warnOnInvalidTag())
+          .withExtraTags(o.ebs().extraTags());
       controller = seams.controller(EbsControllerProvider.create(options, ec2, metrics));
     }
     NodeProvider node = null;
@@ -146,10 +148,10 @@ public final class DriverFactories {
   private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
       DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
-    Supplier<InstanceMetadata> metadata = metadata(env, kube, resources);
+    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), env, kube, resources);
     HostTools host = HostTools.create();
     Optional<EfsMountBackend.Factory> mounts = seams.efsMountBackend();
-    AwsClientConfig aws = clientConfig(env, metadata);
+    AwsClientConfig aws = clientConfig(o, env, metadata);
     Supplier<EfsClient> efsClient = memoize(() -> resources.add(efsClient(aws, env, aws.credentialsFor(AwsService.EFS))));
     Supplier<EfsCloudFactory> clouds = memoize(() -> EfsCloudFactory.create(efsClient.get(),
         credentials -> resources.add(efsClient(aws, env, credentials)),
@@ -208,11 +210,10 @@ public final class DriverFactories {
   }
 
   /** Instance metadata, resolved once on first use (the controller needs it only without AWS_REGION). */
-  private static Supplier<InstanceMetadata> metadata(Environment env, KubernetesClientProvider kube,
-      Resources resources) {
+  private static Supplier<InstanceMetadata> metadata(List<String> sources, Environment env,
+      KubernetesClientProvider kube, Resources resources) {
     return memoize(() -> {
-      InstanceMetadataResolver resolver = resources.add(
-          InstanceMetadataResolver.standard(InstanceMetadataResolver.DEFAULT_SOURCES, env, kube));
+      InstanceMetadataResolver resolver = resources.add(metadataResolver(sources, env, kube));
       try {
         InstanceMetadata m = resolver.resolve();
         LOG.info("instance metadata from {}: {} ({}) in {}", resolver.sourceNames(), m.instanceId(),
@@ -224,8 +225,16 @@ public final class DriverFactories {
     });
   }
 
-  private static AwsClientConfig clientConfig(Environment env, Supplier<InstanceMetadata> metadata) {
-    return AwsClientConfig.builder(env).regionFallback(() -> metadata.get().region()).build();
+  /** The instance metadata sources of {@code --metadata-sources}, asked in that order. */
+  static InstanceMetadataResolver metadataResolver(List<String> sources, Environment env,
+      Supplier<io.fabric8.kubernetes.client.KubernetesClient> kube) {
+    return InstanceMetadataResolver.standard(String.join(",", sources), env, kube);
+  }
+
+  /** The AWS clients' settings: region (else the instance's), upstream's {@code --user-agent-extra}. */
+  static AwsClientConfig clientConfig(DriverOptions o, Environment env, Supplier<InstanceMetadata> metadata) {
+    return AwsClientConfig.builder(env).regionFallback(() -> metadata.get().region())
+        .userAgentExtra(o.userAgentExtra()).build();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.awscsi.launcher;
 
+import io.awscsi.aws.metadata.InstanceMetadataResolver;
 import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.logging.LoggingSetup;
@@ -30,6 +31,8 @@ public record DriverOptions(
     Level logLevel,
     Duration shutdownGrace,
     String imdsEndpoint,
+    List<String> metadataSources,
+    String userAgentExtra,
     Optional<Registration> registration,
     Path kubeletDir,
     Ebs ebs,
@@ -79,7 +82,7 @@ public record DriverOptions(
 
   /** EBS flags (controller and node). */
   public record Ebs(Map<String, String> extraTags, String k8sTagClusterId, Duration modifyVolumeRequestHandlerTimeout,
-      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs) {}
+      int volumeAttachLimit, int reservedVolumeAttachments, boolean legacyXfs, boolean warnOnInvalidTag) {}
 
   /**
    * EFS flags (controller and node).
@@ -99,50 +102,50 @@ public record DriverOptions(
   public static DriverOptions parse(String[] args, Map<String, String> env) {
     refuseEmulatedDriverFlags(args);
     // The flags are those of the one table --help prints.
-    Flags f = Usage.SERVE.parse(args);
-    if (!f.positional().isEmpty()) {
-      throw new IllegalArgumentException("unexpected argument " + f.positional().getFirst() + " (see --help)");
-    }
-    Driver driver = choice("driver", f.string("driver", "ebs"), Driver.class);
-    Mode mode = choice("mode", f.string("mode", "all"), Mode.class);
-    String endpoint = f.string("endpoint", env.getOrDefault("CSI_ENDPOINT", "unix:///tmp/csi.sock"));
-    int attachLimit = f.integer("volume-attach-limit", -1);
-    int reserved = f.integer("reserved-volume-attachments", -1);
+    Flags f = Usage.SERVE.parse(UpstreamFlags.klogShortVerbosity(args));
+    // Every default is the flag table's (Usage.SERVE), the one --help prints and docs/plugin-flags.json carries.
+    Driver driver = choice("driver", f.string("driver"), Driver.class);
+    Mode mode = choice("mode", UpstreamFlags.mode(f), Mode.class);
+    UpstreamFlags.refuseWhatCannotBeHonoured(f);
+    String endpoint = f.has("endpoint") ? f.string("endpoint") : env.getOrDefault("CSI_ENDPOINT", f.string("endpoint"));
+    // -1: not given, the limit from the instance type.
+    int attachLimit = f.has("volume-attach-limit") ? f.integer("volume-attach-limit") : -1;
+    int reserved = f.has("reserved-volume-attachments") ? f.integer("reserved-volume-attachments") : -1;
     if (attachLimit >= 0 && reserved >= 0) {
       throw new IllegalArgumentException("--volume-attach-limit and --reserved-volume-attachments cannot be combined");
     }
-    Ebs ebs = new Ebs(keyValues("extra-tags", f.string("extra-tags", ""), ",", "="),
-        f.string("k8s-tag-cluster-id", ""), f.duration("modify-volume-request-handler-timeout", Duration.ofSeconds(2)),
-        attachLimit, reserved, f.bool("legacy-xfs"));
+    Ebs ebs = new Ebs(keyValues("extra-tags", f.string("extra-tags"), ",", "="),
+        f.string("k8s-tag-cluster-id"), f.duration("modify-volume-request-handler-timeout"),
+        attachLimit, reserved, f.bool("legacy-xfs"), f.bool("warn-on-invalid-tag"));
     // As upstream, both limits count only when opted in; the values alone are what upstream's chart always passes.
-    int maxInflight = f.bool("max-inflight-mount-calls-opt-in") ? f.integer("max-inflight-mount-calls", -1) : -1;
+    int maxInflight = f.bool("max-inflight-mount-calls-opt-in") && f.has("max-inflight-mount-calls")
+        ? f.integer("max-inflight-mount-calls") : -1;
     int efsAttachLimit = f.bool("volume-attach-limit-opt-in") ? Math.max(0, attachLimit) : 0;
-    EfsUtilsDirectories defaults = EfsUtilsDirectories.DEFAULT;
-    EfsUtilsDirectories efsUtilsDirs = new EfsUtilsDirectories(
-        path(f, "efs-utils-config-dir-path", defaults.configDir()),
-        path(f, "efs-utils-config-legacy-dir-path", defaults.legacyConfigDir()),
-        path(f, "efs-utils-static-files-path", defaults.staticFilesDir()),
-        path(f, "efs-utils-etc-dir-path", defaults.etcDir()), path(f, "efs-state-dir-path", defaults.stateDir()));
-    List<ConfOverride> overrides = ConfOverride.parse("efs-utils-conf-overrides",
-        f.string("efs-utils-conf-overrides", ""));
+    EfsUtilsDirectories efsUtilsDirs = new EfsUtilsDirectories(path(f, "efs-utils-config-dir-path"),
+        path(f, "efs-utils-config-legacy-dir-path"), path(f, "efs-utils-static-files-path"),
+        path(f, "efs-utils-etc-dir-path"), path(f, "efs-state-dir-path"));
+    List<ConfOverride> overrides = ConfOverride.parse("efs-utils-conf-overrides", f.string("efs-utils-conf-overrides"));
     try {
       // An override of a section or key efs-utils.conf does not have stops the start here, naming it.
       new EfsUtilsConfig("", false, 0, false, false, overrides).render();
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--efs-utils-conf-overrides: " + e.getMessage(), e);
     }
-    Efs efs = new Efs(accessPointTags(keyValues("tags", f.string("tags", ""), " ", ":")), f.bool("delete-access-point-root-dir"),
-        f.bool("vol-metrics-opt-in"), refreshPeriod(f.string("vol-metrics-refresh-period", "240")),
-        positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit", 5)),
-        f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout", Duration.ofSeconds(30)), maxInflight,
+    Efs efs = new Efs(accessPointTags(keyValues("tags", f.string("tags"), " ", ":")),
+        f.bool("delete-access-point-root-dir"), f.bool("vol-metrics-opt-in"),
+        refreshPeriod(f.string("vol-metrics-refresh-period")),
+        positive("vol-metrics-fs-rate-limit", f.integer("vol-metrics-fs-rate-limit")),
+        f.bool("force-unmount-after-timeout"), f.duration("unmount-timeout"), maxInflight,
         efsAttachLimit, efsUtilsDirs, overrides,
-        f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path", "").strip(),
-        Path.of(f.string("efs-work-dir", EfsControllerOptions.DEFAULT_WORK_DIR.toString())));
-    return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint", ""),
-        choice("log-format", f.string("log-format", "text"), LoggingSetup.Format.class),
-        Level.toLevel(f.string("log-level", "info"), Level.INFO),
-        f.duration("shutdown-grace", Duration.ofSeconds(25)), f.string("imds-endpoint", ""),
-        registration(f, driver, mode), kubeletDir(f), ebs, efs);
+        f.bool("efs-cloudwatch-log-enabled"), f.string("efs-mount-watchdog-path").strip(),
+        Path.of(f.string("efs-work-dir")));
+    Path kubeletDir = kubeletDir(f);
+    UpstreamFlags.checkMountPointPrefix(f, kubeletDir);
+    return new DriverOptions(driver, mode, endpoint, f.string("http-endpoint"),
+        choice("log-format", UpstreamFlags.logFormat(f), LoggingSetup.Format.class),
+        UpstreamFlags.logLevel(f, logLevel(f.string("log-level"))), f.duration("shutdown-grace"),
+        f.string("imds-endpoint"), metadataSources(f.string("metadata-sources")), f.string("user-agent-extra").strip(),
+        registration(f, driver, mode), kubeletDir, ebs, efs);
   }
 
   /**
@@ -168,7 +171,7 @@ public record DriverOptions(
    * as given here; the node resolves it (links and all) when it starts.
    */
   private static Path kubeletDir(Flags f) {
-    String dir = f.string("kubelet-dir", KubeletDirectory.DEFAULT.toString()).strip();
+    String dir = f.string("kubelet-dir").strip();
     if (!dir.startsWith("/") || dir.equals("/")) {
       throw new IllegalArgumentException("--kubelet-dir takes the kubelet's absolute directory (the chart's "
           + "node.kubeletPath, default " + KubeletDirectory.DEFAULT + "), not the root, got " + dir);
@@ -188,12 +191,12 @@ public record DriverOptions(
       throw new IllegalArgumentException("--kubelet-registration-path registers a node plugin with the kubelet; use"
           + " it with --mode node or all");
     }
-    String kubeletPath = f.string("kubelet-registration-path", "");
+    String kubeletPath = f.string("kubelet-registration-path");
     if (!kubeletPath.startsWith("/") || !Path.of(kubeletPath).normalize().toString().equals(kubeletPath)) {
       throw new IllegalArgumentException("--kubelet-registration-path takes the CSI socket's clean absolute path as the"
           + " kubelet sees it, e.g. /var/lib/kubelet/plugins/" + driver.csiName() + "/csi.sock, got " + kubeletPath);
     }
-    String dir = f.string("plugin-registration-path", "/var/lib/kubelet/plugins_registry");
+    String dir = f.string("plugin-registration-path");
     if (!dir.startsWith("/")) {
       throw new IllegalArgumentException("--plugin-registration-path takes an absolute directory, got " + dir);
     }
@@ -220,9 +223,20 @@ public record DriverOptions(
     throw new IllegalArgumentException("--" + flag + " must be " + allowed + ", got " + value);
   }
 
-  private static Path path(Flags f, String flag, Path fallback) {
-    String value = f.string(flag, "");
-    return value.isBlank() ? fallback : Path.of(value.strip());
+  /** A directory flag; given blank, its default in the table (as upstream's chart may pass an empty value). */
+  private static Path path(Flags f, String flag) {
+    String value = f.string(flag);
+    return Path.of((value.isBlank() ? Usage.SERVE.defaults().get(flag) : value).strip());
+  }
+
+  /** {@code --metadata-sources}: known names, in order; an unknown one stops the start naming it. */
+  private static List<String> metadataSources(String value) {
+    return InstanceMetadataResolver.parseSourceNames(value);
+  }
+
+  /** {@code --log-level}: a level log4j does not know reads as the table's default, as it always has. */
+  private static Level logLevel(String value) {
+    return Level.toLevel(value.strip(), Level.toLevel(Usage.SERVE.defaults().get("log-level")));
   }
 
   /**

@@ -15,14 +15,24 @@ public final class Flags {
 
   private final Map<String, String> values;
   private final List<String> positional;
+  /** Every known flag's default ("" for none): what the methods without a fallback hand out for a flag not given. */
+  private final Map<String, String> defaults;
 
-  private Flags(Map<String, String> values, List<String> positional) {
+  private Flags(Map<String, String> values, List<String> positional, Map<String, String> defaults) {
     this.values = values;
     this.positional = positional;
+    this.defaults = defaults;
   }
 
   /** {@code booleans} are the flags that take no value. */
   public static Flags parse(String[] args, Set<String> known, Set<String> booleans) {
+    Map<String, String> none = new LinkedHashMap<>();
+    known.forEach(name -> none.put(name, ""));
+    return parse(args, known, booleans, none);
+  }
+
+  /** {@code defaults}: each known flag's default, "" for none. */
+  public static Flags parse(String[] args, Set<String> known, Set<String> booleans, Map<String, String> defaults) {
     Map<String, String> values = new LinkedHashMap<>();
     List<String> positional = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
@@ -52,7 +62,7 @@ public final class Flags {
       }
       values.put(name, value);
     }
-    return new Flags(values, List.copyOf(positional));
+    return new Flags(values, List.copyOf(positional), Map.copyOf(defaults));
   }
 
   public List<String> positional() {
@@ -63,9 +73,27 @@ public final class Flags {
     return values.getOrDefault(name, fallback);
   }
 
+  /** The flag's value, else its default ("" for none). */
+  public String string(String name) {
+    String v = values.get(name);
+    return v != null ? v : defaultOf(name);
+  }
+
+  private String defaultOf(String name) {
+    String d = defaults.get(name);
+    if (d == null) {
+      throw new IllegalStateException("--" + name + " is not a flag of this command");
+    }
+    return d;
+  }
+
+  /** The flag's value, else its default; a default of "" (or none) is false. */
   public boolean bool(String name) {
     String v = values.get(name);
     if (v == null) {
+      v = defaults.getOrDefault(name, "");
+    }
+    if (v.isEmpty()) {
       return false;
     }
     return switch (v.toLowerCase()) {
@@ -85,6 +113,25 @@ public final class Flags {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("--" + name + " takes a whole number, got " + v);
     }
+  }
+
+  /** The flag's value, else its default; a flag with neither is a programming error. */
+  public int integer(String name) {
+    return values.containsKey(name) ? integer(name, 0) : wholeNumber(name, defaultOf(name));
+  }
+
+  private static int wholeNumber(String name, String v) {
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException("--" + name + " has no default whole number, got '" + v + "'", e);
+    }
+  }
+
+  /** The flag's value, else its default. */
+  public Duration duration(String name) {
+    String v = values.get(name);
+    return parseDuration(name, v != null ? v : defaultOf(name));
   }
 
   /** Durations as Go writes them in upstream flags: {@code 500ms}, {@code 2s}, {@code 30m}, {@code 1h}. */

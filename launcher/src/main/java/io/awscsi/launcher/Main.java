@@ -50,7 +50,8 @@ public final class Main {
   }
 
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
-    if (args.length > 0 && !args[0].startsWith("--")) {
+    // "-v=2" (klog's one dash) is a flag, not a subcommand.
+    if (args.length > 0 && !args[0].startsWith("-")) {
       String[] rest = Arrays.copyOfRange(args, 1, args.length);
       return switch (args[0]) {
         case "local" -> {
@@ -74,8 +75,11 @@ public final class Main {
           yield io.awscsi.diagnose.DiagnoseCommand.run(rest, out, err);
         }
         case "serve" -> serve(rest, env, out, err);
+        // Upstream's mode as the first argument, as its chart passes it: the serving driver reads it from args.
+        case "controller", "node", "all" -> serve(args, env, out, err);
         default -> {
-          err.println("unknown subcommand " + args[0] + "; use serve (default), local, emulated, client, diagnose,"
+          err.println("unknown subcommand " + args[0] + "; use serve (default), controller, node, all, local, emulated,"
+              + " client, diagnose,"
               + " pre-stop-hook or " + StartupTaintCommand.NAME);
           yield EXIT_USAGE;
         }

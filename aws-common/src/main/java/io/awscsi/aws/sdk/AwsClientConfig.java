@@ -194,6 +194,18 @@ public final class AwsClientConfig {
       return this;
     }
 
+    /**
+     * Upstream's {@code --user-agent-extra}: appended, after a space, to the user agent suffix (its chart passes
+     * {@code helm}); blank adds nothing.
+     */
+    public Builder userAgentExtra(String extra) {
+      String e = Objects.requireNonNull(extra, "extra").strip();
+      if (!e.isEmpty()) {
+        this.userAgentSuffix = userAgentSuffix + " " + e;
+      }
+      return this;
+    }
+
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
       return this;

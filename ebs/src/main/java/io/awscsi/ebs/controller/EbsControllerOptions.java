@@ -5,7 +5,11 @@ import io.awscsi.aws.call.AwsRetryPolicy;
 import io.awscsi.aws.tags.TagLimits;
 import io.awscsi.ebs.cloud.DescribeBatching;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * Settings of the EBS controller, mostly upstream's controller flags.
@@ -34,6 +38,8 @@ public record EbsControllerOptions(
     Duration stuckAttachingTimeout,
     Duration defaultCallTimeout) {
 
+  private static final Logger LOG = LogManager.getLogger(EbsControllerOptions.class);
+
   public EbsControllerOptions {
     extraTags = Map.copyOf(extraTags);
     k8sTagClusterId = k8sTagClusterId == null ? "" : k8sTagClusterId;
@@ -42,15 +48,22 @@ public record EbsControllerOptions(
       throw new IllegalArgumentException("--extra-tags: a volume can have at most " + TagLimits.MAX_TAGS
           + " tags; the flag alone names " + extraTags.size());
     }
+    Map<String, String> valid = new LinkedHashMap<>();
     for (Map.Entry<String, String> tag : extraTags.entrySet()) {
       String reason = ResourceTags.reservedReason(tag.getKey());
       if (reason == null) {
         reason = TagLimits.valueProblem(tag.getKey(), tag.getValue()).orElse(null);
       }
-      if (reason != null) {
-        throw new IllegalArgumentException("--extra-tags: " + reason);
+      if (reason == null) {
+        valid.put(tag.getKey(), tag.getValue());
+      } else if (warnOnInvalidTag) {
+        // As upstream under --warn-on-invalid-tag: the tag is dropped, the controller starts.
+        LOG.warn("Ignoring invalid tag {} of --extra-tags: {}", tag.getKey(), reason);
+      } else {
+        throw new IllegalArgumentException("--extra-tags: " + reason + " (--warn-on-invalid-tag drops it instead)");
       }
     }
+    extraTags = Collections.unmodifiableMap(valid);
     if (modifyVolumeRequestHandlerTimeout.isNegative() || stuckAttachingTimeout.isNegative()
         || defaultCallTimeout.isNegative() || defaultCallTimeout.isZero()) {
       throw new IllegalArgumentException("EBS controller timeouts must not be negative");
@@ -100,6 +113,10 @@ public record EbsControllerOptions(
         modifyVolumeRequestHandlerTimeout, batching, rateLimits, retryPolicy, stuckAttachingTimeout, value);
   }
 
+  /**
+   * {@code --warn-on-invalid-tag}. Set it before {@link #withExtraTags}: the extra tags are checked when they are
+   * set.
+   */
   public EbsControllerOptions withWarnOnInvalidTag(boolean value) {
     return new EbsControllerOptions(region, extraTags, k8sTagClusterId, value, modifyVolumeRequestHandlerTimeout,
         batching, rateLimits, retryPolicy, stuckAttachingTimeout, defaultCallTimeout);
