@@ -31,6 +31,12 @@ final class Ec2Errors {
     return AwsErrorException.badRequest("InvalidParameterValue", message);
   }
 
+  /** An OutpostArn parameter that is not {@code arn:<partition>:outposts:<region>:<account>:outpost/op-<id>}. */
+  static AwsErrorException invalidOutpostArn(String value) {
+    return AwsErrorException.badRequest("InvalidParameterValue", "Value (" + value + ") for parameter outpostArn "
+        + "is invalid. Expected arn:<partition>:outposts:<region>:<account>:outpost/op-<id>.");
+  }
+
   static AwsErrorException incorrectState(String message) {
     return AwsErrorException.badRequest("IncorrectState", message);
   }

@@ -31,6 +31,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 
@@ -51,6 +52,10 @@ public final class Ec2Handler implements ServiceHandler {
       "DescribeSnapshots", new PagingRule(5, 1000, "SnapshotId", "snapshotSet"),
       "DescribeInstances", new PagingRule(5, 1000, "InstanceId", "instancesSet"),
       "DescribeVolumesModifications", new PagingRule(5, 500, null, null));
+
+  /** An Outpost's ARN as EC2 accepts it in OutpostArn. */
+  private static final Pattern OUTPOST_ARN = Pattern.compile(
+      "arn:aws[a-z-]*:outposts:[a-z]{2}(-[a-z]+)+-\\d+:\\d{12}:outpost/op-[0-9a-f]{1,32}");
 
   private final UpstreamClient upstream;
   private final MotoEc2 moto;
@@ -101,7 +106,9 @@ public final class Ec2Handler implements ServiceHandler {
       case "AttachVolume" -> attachVolume(request, params);
       case "DetachVolume" -> detachVolume(request, params);
       case "ModifyVolume" -> modifyVolume(request, params);
-      case "CreateSnapshot" -> createSnapshot(request);
+      case "CreateSnapshot" -> createSnapshot(request, params);
+      case "CreateSubnet" -> createSubnet(request, params);
+      case "RunInstances" -> runInstances(request, params);
       case "DeleteSnapshot" -> deleteSnapshot(request, params);
       case "DescribeVolumes" -> describeVolumes(request, params);
       case "DescribeSnapshots" -> describeSnapshots(request, params);
@@ -185,6 +192,7 @@ public final class Ec2Handler implements ServiceHandler {
           return replayVolume(known.get(), fingerprint, token.get());
         }
       }
+      Optional<String> outpost = outpostArn(params);
       ProxyResponse response = upstream.send(request);
       if (response.isError()) {
         return response;
@@ -192,6 +200,7 @@ public final class Ec2Handler implements ServiceHandler {
       Document doc = Xml.parse(response.body());
       Element root = doc.getDocumentElement();
       String volumeId = Xml.text(root, "volumeId").orElseThrow();
+      outpost.ifPresent(arn -> state.placeOnOutpost(volumeId, arn));
       Instant now = clock.instant();
       state.addCreation(new VolumeCreation(volumeId, now.plus(profile.volumeCreation().sample(random))));
       if (params.get("SnapshotId").isPresent()) {
@@ -274,6 +283,8 @@ public final class Ec2Handler implements ServiceHandler {
       String volumeId = Xml.text(volume, "volumeId").orElseThrow();
       state.addCreation(new VolumeCreation(volumeId, now.plus(profile.volumeCreation().sample(random))));
       state.addCopySource(volumeId, sourceId);
+      // CopyVolumes takes no OutpostArn: a copy is where its source is.
+      state.outpost(sourceId).ifPresent(arn -> state.placeOnOutpost(volumeId, arn));
       startInitialization(volumeId, size, params, now);
 
       Document answer = newResponse("CopyVolumesResponse");
@@ -423,6 +434,15 @@ public final class Ec2Handler implements ServiceHandler {
         throw AwsErrorException.badRequest("InvalidVolume.ZoneMismatch", "The volume '" + volumeId
             + "' is not in the same availability zone as instance '" + instanceId + "'");
       }
+      Optional<String> volumeOutpost = state.outpost(volumeId);
+      Optional<String> instanceOutpost = state.outpost(instanceId);
+      if (!volumeOutpost.equals(instanceOutpost)) {
+        // EC2: a volume on an Outpost serves instances on that Outpost only, and a Region volume no Outpost instance.
+        throw Ec2Errors.invalidParameterValue("The volume '" + volumeId + "' is "
+            + volumeOutpost.map(arn -> "on Outpost " + arn).orElse("in the Region") + " and the instance '"
+            + instanceId + "' is " + instanceOutpost.map(arn -> "on Outpost " + arn).orElse("in the Region")
+            + "; a volume can only be attached to an instance in the same place.");
+      }
       if (state.creating(volumeId, now)) {
         throw Ec2Errors.incorrectState(volumeId + " is not 'available'.");
       }
@@ -534,7 +554,22 @@ public final class Ec2Handler implements ServiceHandler {
 
   // ---- snapshots ----
 
-  private ProxyResponse createSnapshot(ProxyRequest request) {
+  /**
+   * CreateSnapshot, with EC2's Outposts rule (moto ignores OutpostArn): a local snapshot only of a volume on that same
+   * Outpost; without OutpostArn the snapshot goes to the Region.
+   */
+  private ProxyResponse createSnapshot(ProxyRequest request, QueryParams params) {
+    Optional<String> outpost = outpostArn(params);
+    if (outpost.isPresent()) {
+      String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
+      Optional<String> volumeOutpost = state.outpost(volumeId);
+      if (!volumeOutpost.equals(outpost)) {
+        throw Ec2Errors.invalidParameterValue("The volume '" + volumeId + "' is "
+            + volumeOutpost.map(arn -> "on Outpost " + arn).orElse("not on an Outpost")
+            + "; a local snapshot must be created on the same Outpost as its volume (omit OutpostArn for the "
+            + "Region).");
+      }
+    }
     ProxyResponse response = upstream.send(request);
     if (response.isError()) {
       return response;
@@ -542,9 +577,53 @@ public final class Ec2Handler implements ServiceHandler {
     Document doc = Xml.parse(response.body());
     Element root = doc.getDocumentElement();
     Instant now = clock.instant();
-    Xml.text(root, "snapshotId").ifPresent(id ->
-        state.addSnapshot(new SnapshotProgress(id, now, now.plus(profile.snapshotCompletion().sample(random)))));
+    Xml.text(root, "snapshotId").ifPresent(id -> {
+      state.addSnapshot(new SnapshotProgress(id, now, now.plus(profile.snapshotCompletion().sample(random))));
+      outpost.ifPresent(arn -> state.placeOnOutpost(id, arn));
+    });
     views.rewriteSnapshot(root, now);
+    return response.withBody(Xml.write(doc));
+  }
+
+  // ---- Outposts ----
+
+  /** The request's OutpostArn, checked as EC2 checks it; empty when the request has none. */
+  private static Optional<String> outpostArn(QueryParams params) {
+    Optional<String> arn = params.get("OutpostArn");
+    if (arn.isPresent() && !OUTPOST_ARN.matcher(arn.get()).matches()) {
+      throw Ec2Errors.invalidOutpostArn(arn.get());
+    }
+    return arn;
+  }
+
+  /** CreateSubnet: moto ignores OutpostArn; a subnet made with one is on that Outpost, and so its instances. */
+  private ProxyResponse createSubnet(ProxyRequest request, QueryParams params) {
+    Optional<String> outpost = outpostArn(params);
+    ProxyResponse response = upstream.send(request);
+    if (response.isError() || outpost.isEmpty()) {
+      return response;
+    }
+    Document doc = Xml.parse(response.body());
+    Xml.child(doc.getDocumentElement(), "subnet").ifPresent(subnet -> {
+      state.placeOnOutpost(Xml.text(subnet, "subnetId").orElseThrow(), outpost.get());
+      Xml.setText(subnet, "outpostArn", outpost.get());
+    });
+    return response.withBody(Xml.write(doc));
+  }
+
+  /** RunInstances: instances launched into an Outpost subnet are on that Outpost (DescribeInstances shows it). */
+  private ProxyResponse runInstances(ProxyRequest request, QueryParams params) {
+    Optional<String> outpost = params.get("SubnetId").or(() -> params.get("NetworkInterface.1.SubnetId"))
+        .flatMap(state::outpost);
+    ProxyResponse response = upstream.send(request);
+    if (response.isError() || outpost.isEmpty()) {
+      return response;
+    }
+    Document doc = Xml.parse(response.body());
+    for (Element instance : Xml.items(doc.getDocumentElement(), "instancesSet")) {
+      state.placeOnOutpost(Xml.text(instance, "instanceId").orElseThrow(), outpost.get());
+      Xml.setText(instance, "outpostArn", outpost.get());
+    }
     return response.withBody(Xml.write(doc));
   }
 

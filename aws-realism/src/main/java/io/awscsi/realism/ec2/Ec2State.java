@@ -24,6 +24,8 @@ public final class Ec2State {
   private final Map<String, SnapshotProgress> snapshots = new HashMap<>();
   private final Map<String, ClientTokenRecord> clientTokens = new HashMap<>();
   private final Set<String> heldVolumes = new HashSet<>();
+  /** The Outpost of each volume, snapshot, subnet and instance made on one, by id (moto knows no Outposts). */
+  private final Map<String, String> outposts = new HashMap<>();
 
   public synchronized void reset() {
     creations.clear();
@@ -34,6 +36,17 @@ public final class Ec2State {
     snapshots.clear();
     clientTokens.clear();
     heldVolumes.clear();
+    outposts.clear();
+  }
+
+  /** Records that the volume, snapshot, subnet or instance {@code resourceId} is on the Outpost {@code outpostArn}. */
+  public synchronized void placeOnOutpost(String resourceId, String outpostArn) {
+    outposts.put(resourceId, outpostArn);
+  }
+
+  /** The Outpost ARN of a resource made on one; empty for one in the region. */
+  public synchronized Optional<String> outpost(String resourceId) {
+    return Optional.ofNullable(outposts.get(resourceId));
   }
 
   public synchronized void addCreation(VolumeCreation creation) {

@@ -19,10 +19,14 @@ final class Ec2Views {
     this.state = state;
   }
 
-  /** A volume item (DescribeVolumes, CreateVolume, CopyVolumes): status, attachments, size while modifying. */
+  /**
+   * A volume item (DescribeVolumes, CreateVolume, CopyVolumes): status, attachments, size while modifying, and the
+   * Outpost it was created on.
+   */
   void rewriteVolume(Element volume, Instant now) {
     String volumeId = Xml.text(volume, "volumeId").orElse("");
     state.copySource(volumeId).ifPresent(source -> Xml.setText(volume, "sourceVolumeId", source));
+    state.outpost(volumeId).ifPresent(arn -> Xml.setText(volume, "outpostArn", arn));
     state.latestModification(volumeId)
         .filter(m -> m.state(now) == ModificationState.MODIFYING)
         .ifPresent(m -> showConfig(volume, m.original()));
@@ -79,9 +83,13 @@ final class Ec2Views {
     }
   }
 
-  /** An instance item: block device mapping entries attaching or detaching, none that are detached. */
+  /**
+   * An instance item: block device mapping entries attaching or detaching, none that are detached; the Outpost of an
+   * instance launched into an Outpost subnet.
+   */
   void rewriteInstance(Element instance, Instant now) {
     String instanceId = Xml.text(instance, "instanceId").orElse("");
+    state.outpost(instanceId).ifPresent(arn -> Xml.setText(instance, "outpostArn", arn));
     List<Attachment> overlay = state.attachmentsOnInstance(instanceId, now);
     Element mapping = Xml.list(instance, "blockDeviceMapping");
     Set<String> shown = new HashSet<>();
@@ -112,9 +120,10 @@ final class Ec2Views {
     }
   }
 
-  /** A snapshot item (DescribeSnapshots, CreateSnapshot): pending with progress until completed. */
+  /** A snapshot item (DescribeSnapshots, CreateSnapshot): pending with progress until completed; its Outpost. */
   void rewriteSnapshot(Element snapshot, Instant now) {
     String snapshotId = Xml.text(snapshot, "snapshotId").orElse("");
+    state.outpost(snapshotId).ifPresent(arn -> Xml.setText(snapshot, "outpostArn", arn));
     state.snapshot(snapshotId).ifPresent(progress -> {
       Xml.setText(snapshot, "status", progress.status(now));
       Xml.setText(snapshot, "progress", progress.progress(now));
