@@ -33,6 +33,18 @@ public final class NodeTopology {
   private NodeTopology() {}
 
   /**
+   * The four EBS segments that place a volume or node on {@code outpost}, as upstream reports them from NodeGetInfo
+   * and CreateVolume alike (the ARN is rebuilt from them on the controller).
+   */
+  public static Map<String, String> outpostSegments(OutpostArn outpost) {
+    return Map.of(
+        EBS_REGION_KEY, outpost.region(),
+        EBS_PARTITION_KEY, outpost.partition(),
+        EBS_ACCOUNT_ID_KEY, outpost.accountId(),
+        EBS_OUTPOST_ID_KEY, outpost.outpostId());
+  }
+
+  /**
    * The segments for {@code driverName} on the instance {@code metadata} describes.
    *
    * @throws IllegalArgumentException for a driver name other than {@value #EBS_DRIVER_NAME} and {@value
@@ -45,15 +57,7 @@ public final class NodeTopology {
         segments.put(EBS_ZONE_KEY, metadata.availabilityZone());
         segments.put(WELL_KNOWN_ZONE_KEY, metadata.availabilityZone());
         segments.put(OS_KEY, OS_LINUX);
-        metadata
-            .outpost()
-            .ifPresent(
-                outpost -> {
-                  segments.put(EBS_REGION_KEY, outpost.region());
-                  segments.put(EBS_PARTITION_KEY, outpost.partition());
-                  segments.put(EBS_ACCOUNT_ID_KEY, outpost.accountId());
-                  segments.put(EBS_OUTPOST_ID_KEY, outpost.outpostId());
-                });
+        metadata.outpost().ifPresent(outpost -> segments.putAll(outpostSegments(outpost)));
       }
       case EFS_DRIVER_NAME -> segments.put(WELL_KNOWN_ZONE_KEY, metadata.availabilityZone());
       default ->

@@ -7,13 +7,14 @@ import java.util.Optional;
 
 /**
  * An EBS volume as EC2 last described it. {@code iops} and {@code throughput} are 0 when EC2 reports none;
- * {@code snapshotId} and {@code kmsKeyId} are empty strings when not set.
+ * {@code snapshotId}, {@code kmsKeyId} and {@code outpostArn} (a volume in the region) are empty strings when not set.
  */
 public record Disk(
     String volumeId,
     int sizeGiB,
     String zone,
     String zoneId,
+    String outpostArn,
     String volumeType,
     int iops,
     int throughput,
@@ -46,6 +47,7 @@ public record Disk(
     zone = zone == null ? "" : zone;
     volumeType = volumeType == null ? "" : volumeType;
     zoneId = zoneId == null ? "" : zoneId;
+    outpostArn = outpostArn == null ? "" : outpostArn;
     kmsKeyId = kmsKeyId == null ? "" : kmsKeyId;
     snapshotId = snapshotId == null ? "" : snapshotId;
     attachments = attachments == null ? List.of() : List.copyOf(attachments);

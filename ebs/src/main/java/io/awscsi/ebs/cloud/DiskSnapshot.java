@@ -3,9 +3,9 @@ package io.awscsi.ebs.cloud;
 import java.time.Instant;
 import java.util.Map;
 
-/** An EBS snapshot as EC2 last described it. */
+/** An EBS snapshot as EC2 last described it; {@code outpostArn} is empty for a snapshot in the region. */
 public record DiskSnapshot(String snapshotId, String volumeId, int volumeSizeGiB, State state, Instant startedAt,
-    Map<String, String> tags) {
+    String outpostArn, Map<String, String> tags) {
 
   /** EC2's snapshot states. */
   public enum State {
@@ -24,6 +24,7 @@ public record DiskSnapshot(String snapshotId, String volumeId, int volumeSizeGiB
 
   public DiskSnapshot {
     volumeId = volumeId == null ? "" : volumeId;
+    outpostArn = outpostArn == null ? "" : outpostArn;
     tags = Map.copyOf(tags);
   }
 

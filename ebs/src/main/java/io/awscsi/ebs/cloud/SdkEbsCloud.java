@@ -126,6 +126,9 @@ public final class SdkEbsCloud implements EbsCloud {
       } else {
         r.availabilityZone(spec.zone());
       }
+      if (!spec.outpostArn().isEmpty()) {
+        r.outpostArn(spec.outpostArn());
+      }
       if (spec.iops() > 0) {
         r.iops(spec.iops());
       }
@@ -145,7 +148,7 @@ public final class SdkEbsCloud implements EbsCloud {
         r.volumeInitializationRate(spec.initializationRate());
       }
     }));
-    return new Disk(v.volumeId(), orZero(v.size()), v.availabilityZone(), v.availabilityZoneId(),
+    return new Disk(v.volumeId(), orZero(v.size()), v.availabilityZone(), v.availabilityZoneId(), v.outpostArn(),
         v.volumeTypeAsString(), orZero(v.iops()), orZero(v.throughput()), Boolean.TRUE.equals(v.encrypted()),
         v.kmsKeyId(), Boolean.TRUE.equals(v.multiAttachEnabled()), v.snapshotId(), Disk.State.of(v.stateAsString()),
         v.createTime(), v.hasAttachments() ? v.attachments().stream().map(SdkEbsCloud::attachment).toList() : List.of(),
@@ -290,7 +293,7 @@ public final class SdkEbsCloud implements EbsCloud {
       }
     }));
     return new DiskSnapshot(s.snapshotId(), s.volumeId(), orZero(s.volumeSize()), DiskSnapshot.State.of(
-        s.stateAsString()), s.startTime(), s.hasTags() ? tags(s.tags()) : tags);
+        s.stateAsString()), s.startTime(), s.outpostArn(), s.hasTags() ? tags(s.tags()) : tags);
   }
 
   @Override
@@ -481,7 +484,7 @@ public final class SdkEbsCloud implements EbsCloud {
   // ---- SDK to records
 
   static Disk disk(Volume v) {
-    return new Disk(v.volumeId(), orZero(v.size()), v.availabilityZone(), v.availabilityZoneId(),
+    return new Disk(v.volumeId(), orZero(v.size()), v.availabilityZone(), v.availabilityZoneId(), v.outpostArn(),
         v.volumeTypeAsString(), orZero(v.iops()), orZero(v.throughput()), Boolean.TRUE.equals(v.encrypted()),
         v.kmsKeyId(), Boolean.TRUE.equals(v.multiAttachEnabled()), v.snapshotId(), Disk.State.of(v.stateAsString()),
         v.createTime(), v.hasAttachments() ? v.attachments().stream().map(SdkEbsCloud::attachment).toList() : List.of(),
@@ -507,7 +510,8 @@ public final class SdkEbsCloud implements EbsCloud {
 
   private static DiskSnapshot snapshot(Snapshot s) {
     return new DiskSnapshot(s.snapshotId(), s.volumeId(), orZero(s.volumeSize()),
-        DiskSnapshot.State.of(s.stateAsString()), s.startTime(), s.hasTags() ? tags(s.tags()) : Map.of());
+        DiskSnapshot.State.of(s.stateAsString()), s.startTime(), s.outpostArn(),
+        s.hasTags() ? tags(s.tags()) : Map.of());
   }
 
   private static VolumeModification modification(software.amazon.awssdk.services.ec2.model.VolumeModification m) {

@@ -63,7 +63,7 @@ final class EbsVolumeLister implements VolumeLister {
 
   static PublishedVolume published(Disk disk) {
     Volume volume = new Volume(disk.volumeId(), disk.sizeBytes(), Map.of(), ZoneSelector.accessibleTopology(
-        disk.zone()), new VolumeSource.Empty());
+        disk.zone(), disk.outpostArn()), new VolumeSource.Empty());
     return new PublishedVolume(volume, disk.attachments().stream()
         .filter(a -> a.state() == Attachment.State.ATTACHED).map(Attachment::instanceId).toList());
   }

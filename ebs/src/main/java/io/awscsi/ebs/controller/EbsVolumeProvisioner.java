@@ -88,7 +88,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       LOG.info("CreateVolume: volume {} ready for {} ({} GiB {} in {})", ready.volumeId(), request.name(),
           ready.sizeGiB(), ready.volumeType(), ready.zone());
       return new Volume(ready.volumeId(), ready.sizeBytes(), parameters.volumeContext(),
-          ZoneSelector.accessibleTopology(ready.zone()), request.source());
+          ZoneSelector.accessibleTopology(ready.zone(), ready.outpostArn()), request.source());
     } catch (AwsCallException e) {
       throw Ec2Failures.toDriver(e, "CreateVolume " + request.name());
     }
@@ -126,6 +126,7 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
       throw DriverException.unavailable("EC2 reported no available zone in the region; CreateVolume will be retried");
     }
     String zone;
+    String outpostArn;
     if (source != null) {
       if (sizeGiB < source.sizeGiB()) {
         throw DriverException.outOfRange("a clone must be at least as large as its source volume "
@@ -135,21 +136,25 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
         throw DriverException.invalidArgument("kmsKeyId", "a clone keeps its source's KMS key ("
             + (source.kmsKeyId().isEmpty() ? "none" : source.kmsKeyId()) + "); remove kmsKeyId from the class");
       }
-      if (!ZoneSelector.allows(request.topology(), zones, source.zone())) {
+      if (!ZoneSelector.allowsSource(request.topology(), zones, source.zone(), source.outpostArn())) {
         throw DriverException.resourceExhausted("clone source " + source.volumeId() + " is in " + source.zone()
-            + ", which the accessibility requirements exclude; EBS clones stay in their source's zone");
+            + (source.outpostArn().isEmpty() ? "" : " on Outpost " + source.outpostArn())
+            + ", which the accessibility requirements exclude; EBS clones stay in their source's zone and Outpost");
       }
       zone = source.zone();
+      // As upstream: a clone is where its source is (CopyVolumes takes no OutpostArn).
+      outpostArn = source.outpostArn();
     } else {
       // Checked against the region's zones before anything is created: a volume never goes to an unknown zone.
       zone = ZoneSelector.pick(request.topology(), zones).name();
+      outpostArn = OutpostPlacement.pick(request.topology()).map(Object::toString).orElse("");
     }
     int iops = p.iopsFor(sizeGiB);
     Map<String, String> volumeTags = tags.forVolume(request.name(), tags.userTags(p.tagSpecifications(),
         p.templateFields()), p.createdForTags(), p.driverTags());
     return new DiskSpec(sizeGiB, p.type().ec2Name(), iops, p.throughput(), p.encrypted(), p.kmsKeyId(), zone, "",
-        snapshot == null ? "" : snapshot.snapshotId(), source == null ? "" : source.volumeId(), multiAttach,
-        p.initializationRate(), volumeTags);
+        outpostArn, snapshot == null ? "" : snapshot.snapshotId(), source == null ? "" : source.volumeId(),
+        multiAttach, p.initializationRate(), volumeTags);
   }
 
   /** The volume already made under this name, if any (the oldest, should a past bug have made two). */
@@ -193,6 +198,11 @@ final class EbsVolumeProvisioner implements VolumeProvisioner {
         : ZoneSelector.allows(request.topology(), zones, existing.zone());
     if (!zoneFits) {
       differences.add("zone " + existing.zone() + " (requested " + wanted.zone() + ")");
+    }
+    if (!existing.outpostArn().equals(wanted.outpostArn())) {
+      differences.add((existing.outpostArn().isEmpty() ? "in the region" : "on Outpost " + existing.outpostArn())
+          + " (requested " + (wanted.outpostArn().isEmpty() ? "the region" : "Outpost " + wanted.outpostArn())
+          + ")");
     }
     if (!differences.isEmpty()) {
       throw DriverException.alreadyExists("volume " + existing.volumeId() + " already exists under the name " + name

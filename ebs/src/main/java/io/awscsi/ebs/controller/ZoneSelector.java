@@ -4,10 +4,12 @@ import static io.awscsi.aws.metadata.NodeTopology.EBS_ZONE_KEY;
 import static io.awscsi.aws.metadata.NodeTopology.WELL_KNOWN_ZONE_KEY;
 import static io.awscsi.aws.metadata.NodeTopology.ZONE_ID_KEY;
 
+import io.awscsi.aws.metadata.NodeTopology;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.TopologyRequirement;
 import io.awscsi.ebs.cloud.Zone;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -85,9 +87,34 @@ final class ZoneSelector {
     return Optional.of(allowed);
   }
 
-  /** Whether {@code zone} (a source volume's) is allowed by the requisite. */
+  /** Whether {@code zone} (an existing volume's) is allowed by the requisite. */
   static boolean allows(TopologyRequirement topology, List<Zone> zones, String zone) {
     return allowed(topology, zones).map(a -> a.stream().anyMatch(z -> z.name().equals(zone))).orElse(true);
+  }
+
+  /**
+   * Whether a clone of a volume in {@code zone}, on the Outpost {@code outpostArn} ("" for the region), meets the
+   * requisite, as upstream's {@code checkSourceTopology}: some requisite segment allows the zone and either names no
+   * Outpost or names the source's.
+   */
+  static boolean allowsSource(TopologyRequirement topology, List<Zone> zones, String zone, String outpostArn) {
+    if (allowed(topology, zones).isEmpty()) {
+      return true;
+    }
+    List<Map<String, String>> requisite = topology.requisite();
+    for (int i = 0; i < requisite.size(); i++) {
+      String field = "accessibility_requirements.requisite[" + i + "]";
+      boolean zoneFits = switch (constraint(requisite.get(i), field, zones)) {
+        case Constraint.Any a -> true;
+        case Constraint.Known(Zone known) -> known.name().equals(zone);
+        case Constraint.Unknown u -> false;
+      };
+      if (zoneFits && OutpostPlacement.of(requisite.get(i), field).map(o -> o.toString().equals(outpostArn))
+          .orElse(true)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Constraint constraint(Map<String, String> segment, String field, List<Zone> zones) {
@@ -139,8 +166,17 @@ final class ZoneSelector {
     return zones.stream().map(Zone::name).collect(Collectors.joining(", "));
   }
 
-  /** The topology a volume in {@code zone} is accessible from; none when EC2 did not say ("" zone). */
-  static List<Map<String, String>> accessibleTopology(String zone) {
-    return zone == null || zone.isEmpty() ? List.of() : List.of(Map.of(WELL_KNOWN_ZONE_KEY, zone));
+  /**
+   * The topology a volume in {@code zone} is accessible from; none when EC2 did not say ("" zone). A volume on an
+   * Outpost ({@code outpostArn} not empty) adds the Outpost's segments, as upstream: only nodes on that Outpost
+   * report them.
+   */
+  static List<Map<String, String>> accessibleTopology(String zone, String outpostArn) {
+    if (zone == null || zone.isEmpty()) {
+      return List.of();
+    }
+    Map<String, String> segment = new HashMap<>(Map.of(WELL_KNOWN_ZONE_KEY, zone));
+    OutpostPlacement.ofVolume(outpostArn).ifPresent(o -> segment.putAll(NodeTopology.outpostSegments(o)));
+    return List.of(Map.copyOf(segment));
   }
 }

@@ -3,6 +3,7 @@ package io.awscsi.ebs.cloud;
 import io.awscsi.aws.call.AwsCallError;
 import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.aws.call.CallDeadline;
+import io.awscsi.aws.metadata.OutpostArn;
 import io.awscsi.core.provider.Reachability;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -55,7 +56,8 @@ public final class InMemoryEbsCloud implements EbsCloud {
     Disk view() {
       Disk.State state = disk.state() == Disk.State.AVAILABLE || disk.state() == Disk.State.IN_USE
           ? (attachments.isEmpty() ? Disk.State.AVAILABLE : Disk.State.IN_USE) : disk.state();
-      return new Disk(disk.volumeId(), disk.sizeGiB(), disk.zone(), disk.zoneId(), disk.volumeType(), disk.iops(),
+      return new Disk(disk.volumeId(), disk.sizeGiB(), disk.zone(), disk.zoneId(), disk.outpostArn(),
+          disk.volumeType(), disk.iops(),
           disk.throughput(), disk.encrypted(), disk.kmsKeyId(), disk.multiAttach(), disk.snapshotId(), state,
           disk.createdAt(), List.copyOf(attachments.values()), tags);
     }
@@ -76,7 +78,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
 
     DiskSnapshot view() {
       return new DiskSnapshot(snapshot.snapshotId(), snapshot.volumeId(), snapshot.volumeSizeGiB(), snapshot.state(),
-          snapshot.startedAt(), tags);
+          snapshot.startedAt(), snapshot.outpostArn(), tags);
     }
   }
 
@@ -111,7 +113,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
   public synchronized String existingSnapshot(String volumeId, int sizeGiB) {
     String id = "snap-" + Integer.toHexString(ids.incrementAndGet());
     snapshots.put(id, new Snap(new DiskSnapshot(id, volumeId, sizeGiB, DiskSnapshot.State.COMPLETED, Instant.now(),
-        Map.of())));
+        "", Map.of())));
     return id;
   }
 
@@ -139,7 +141,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
     for (Snap s : snapshots.values()) {
       if (s.snapshot.state() == DiskSnapshot.State.PENDING) {
         s.snapshot = new DiskSnapshot(s.snapshot.snapshotId(), s.snapshot.volumeId(), s.snapshot.volumeSizeGiB(),
-            DiskSnapshot.State.COMPLETED, s.snapshot.startedAt(), s.snapshot.tags());
+            DiskSnapshot.State.COMPLETED, s.snapshot.startedAt(), s.snapshot.outpostArn(), s.snapshot.tags());
       }
     }
     modifications.replaceAll((id, m) -> switch (m.modification().state()) {
@@ -206,6 +208,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
       return made != null ? made.view() : deletedDisk(known);
     }
     String zone = spec.zone();
+    String outpostArn = spec.outpostArn();
     String snapshotId = spec.snapshotId();
     if (spec.isCopy()) {
       Volume source = volumes.get(spec.sourceVolumeId());
@@ -213,7 +216,12 @@ public final class InMemoryEbsCloud implements EbsCloud {
         throw fail("InvalidVolume.NotFound", "The volume '" + spec.sourceVolumeId() + "' does not exist.");
       }
       zone = source.disk.zone();
+      // CopyVolumes has no OutpostArn: a copy is where its source is.
+      outpostArn = source.disk.outpostArn();
     } else {
+      if (!outpostArn.isEmpty() && OutpostArn.parse(outpostArn).isEmpty()) {
+        throw fail("InvalidParameterValue", "Value (" + outpostArn + ") for parameter outpostArn is invalid.");
+      }
       if (zones.stream().noneMatch(z -> z.name().equals(spec.zone()))) {
         throw fail("InvalidZone.NotFound", "The zone '" + spec.zone() + "' does not exist.");
       }
@@ -224,7 +232,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
     String id = "vol-" + Integer.toHexString(ids.incrementAndGet());
     String zoneName = zone;
     String zoneId = zones.stream().filter(z -> z.name().equals(zoneName)).map(Zone::id).findFirst().orElse("");
-    Disk disk = new Disk(id, spec.sizeGiB(), zone, zoneId, spec.volumeType(), spec.iops(), spec.throughput(),
+    Disk disk = new Disk(id, spec.sizeGiB(), zone, zoneId, outpostArn, spec.volumeType(), spec.iops(), spec.throughput(),
         spec.encrypted(), spec.kmsKeyId(), spec.multiAttach(), snapshotId, Disk.State.CREATING, Instant.now(),
         List.of(), spec.tags());
     Volume created = new Volume(disk);
@@ -242,7 +250,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
 
   private static Disk deletedDisk(Token token) {
     DiskSpec s = token.spec();
-    return new Disk(token.volumeId(), s.sizeGiB(), s.zone(), s.zoneId(), s.volumeType(), s.iops(), s.throughput(),
+    return new Disk(token.volumeId(), s.sizeGiB(), s.zone(), s.zoneId(), s.outpostArn(), s.volumeType(), s.iops(), s.throughput(),
         s.encrypted(), s.kmsKeyId(), s.multiAttach(), s.snapshotId(), Disk.State.DELETED, null, List.of(), s.tags());
   }
 
@@ -386,6 +394,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
     }
     Disk d = v.disk;
     v.disk = new Disk(d.volumeId(), c.sizeGiB() > 0 ? c.sizeGiB() : d.sizeGiB(), d.zone(), d.zoneId(),
+        d.outpostArn(),
         c.volumeType().isEmpty() ? d.volumeType() : c.volumeType(), c.iops() > 0 ? c.iops() : d.iops(),
         c.throughput() > 0 ? c.throughput() : d.throughput(), d.encrypted(), d.kmsKeyId(), d.multiAttach(),
         d.snapshotId(), d.state(), d.createdAt(), d.attachments(), d.tags());
@@ -419,7 +428,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
     Volume v = existing(volumeId);
     String id = "snap-" + Integer.toHexString(ids.incrementAndGet());
     DiskSnapshot s = new DiskSnapshot(id, volumeId, v.disk.sizeGiB(), DiskSnapshot.State.PENDING, Instant.now(),
-        tags);
+        outpostArn, tags);
     snapshots.put(id, new Snap(s));
     return s;
   }
@@ -543,7 +552,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
   }
 
   private static Disk withState(Disk d, Disk.State state) {
-    return new Disk(d.volumeId(), d.sizeGiB(), d.zone(), d.zoneId(), d.volumeType(), d.iops(), d.throughput(),
+    return new Disk(d.volumeId(), d.sizeGiB(), d.zone(), d.zoneId(), d.outpostArn(), d.volumeType(), d.iops(), d.throughput(),
         d.encrypted(), d.kmsKeyId(), d.multiAttach(), d.snapshotId(), state, d.createdAt(), d.attachments(), d.tags());
   }
 

@@ -61,6 +61,21 @@ class EbsSnapshotManagerTest {
   }
 
   @Test
+  void theClassOutpostArnGoesWithCreateSnapshotAndAnInvalidOneIsInvalidArgumentNamingIt() {
+    String vol = controller.volume("pvc-o", 2);
+    String arn = "arn:aws:outposts:us-east-1:111122223333:outpost/op-0123456789abcdef0";
+
+    Snapshot local = create(vol, "snap-op", Map.of("outpostArn", arn));
+    assertThat(cloud.peekSnapshot(local.snapshotId()).orElseThrow().outpostArn()).isEqualTo(arn);
+    Snapshot regional = create(vol, "snap-region", Map.of());
+    assertThat(cloud.peekSnapshot(regional.snapshotId()).orElseThrow().outpostArn()).isEmpty();
+
+    assertError(() -> create(vol, "snap-bad", Map.of("outpostArn", "op-0123456789abcdef0")),
+        DriverError.InvalidArgument.class, "outpostArn", "not a valid arn");
+    assertThat(cloud.count(Ec2Action.CREATE_SNAPSHOT)).isEqualTo(2);
+  }
+
+  @Test
   void deleteIsIdempotentAndALockedSnapshotIsFailedPrecondition() {
     String vol = controller.volume("pvc-d", 1);
     Snapshot s = create(vol, "snap-d", Map.of());

@@ -90,8 +90,8 @@ class ZoneSelectorTest {
 
   @Test
   void reportsOnlyTheKubernetesZoneKey() {
-    assertThat(ZoneSelector.accessibleTopology("us-east-1a")).containsExactly(Map.of(ZONE, "us-east-1a"));
-    assertThat(ZoneSelector.accessibleTopology("")).isEmpty();
+    assertThat(ZoneSelector.accessibleTopology("us-east-1a", "")).containsExactly(Map.of(ZONE, "us-east-1a"));
+    assertThat(ZoneSelector.accessibleTopology("", "")).isEmpty();
   }
 
   private static void assertInvalid(TopologyRequirement t, String field, String text) {
