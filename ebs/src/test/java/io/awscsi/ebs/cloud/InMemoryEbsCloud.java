@@ -67,6 +67,8 @@ public final class InMemoryEbsCloud implements EbsCloud {
     DiskSnapshot snapshot;
     final Map<String, String> tags = new HashMap<>();
     boolean locked;
+    SnapshotLock lock;
+    String outpostArn = "";
     List<String> fastRestoreZones = List.of();
 
     Snap(DiskSnapshot snapshot) {
@@ -183,6 +185,16 @@ public final class InMemoryEbsCloud implements EbsCloud {
 
   public synchronized boolean locked(String snapshotId) {
     return snapshots.get(snapshotId).locked;
+  }
+
+  /** The LockSnapshot arguments the snapshot was locked with; null when it never was. */
+  public synchronized SnapshotLock lock(String snapshotId) {
+    return snapshots.get(snapshotId).lock;
+  }
+
+  /** The outpost CreateSnapshot was asked to store the snapshot on; "" for the region. */
+  public synchronized String outpostArn(String snapshotId) {
+    return snapshots.get(snapshotId).outpostArn;
   }
 
   public synchronized List<String> fastRestoreZones(String snapshotId) {
@@ -420,7 +432,9 @@ public final class InMemoryEbsCloud implements EbsCloud {
     String id = "snap-" + Integer.toHexString(ids.incrementAndGet());
     DiskSnapshot s = new DiskSnapshot(id, volumeId, v.disk.sizeGiB(), DiskSnapshot.State.PENDING, Instant.now(),
         tags);
-    snapshots.put(id, new Snap(s));
+    Snap created = new Snap(s);
+    created.outpostArn = outpostArn == null ? "" : outpostArn;
+    snapshots.put(id, created);
     return s;
   }
 
@@ -465,7 +479,9 @@ public final class InMemoryEbsCloud implements EbsCloud {
   @Override
   public synchronized void lockSnapshot(String snapshotId, SnapshotLock lock, CallDeadline deadline) {
     enter(Ec2Action.LOCK_SNAPSHOT);
-    existingSnapshot(snapshotId).locked = true;
+    Snap s = existingSnapshot(snapshotId);
+    s.locked = true;
+    s.lock = lock;
   }
 
   // ---- region
