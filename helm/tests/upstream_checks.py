@@ -260,7 +260,8 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
         "controller.k8sTagClusterId": lambda r: need("--k8s-tag-cluster-id=test-cluster" in args(plug(r)),
                                                      "k8sTagClusterId"),
         "controller.logLevel": lambda r: need("--log-level=debug" in args(plug(r)), "logLevel 5 -> debug"),
-        "controller.userAgentExtra": lambda r: A(r).noted("userAgentExtra"),
+        "controller.userAgentExtra": lambda r: need("--user-agent-extra=test-agent" in args(plug(r)),
+                                                    "userAgentExtra"),
         "controller.nodeSelector": lambda r: need(pod(ctl(r))["nodeSelector"] == {"kubernetes.io/os": "linux",
                                                                                   "node-role": "system"},
                                                   "nodeSelector"),
@@ -364,7 +365,9 @@ def ebs_effects() -> dict[str, Callable[[dict[str, Render]], list[str]]]:
                                            "enableLinux: the default DaemonSet"),
         "node.enableWindows": lambda r: need("WARNING: node.enableWindows" in A(r).notes, "enableWindows warning"),
         "node.metadataSources": lambda r: need(env(nplug(r)).get("AWS_EC2_METADATA_DISABLED") == "true",
-                                               "metadataSources without imds") + A(r).noted("metadata-labeler"),
+                                               "metadataSources without imds") + need(
+            "--metadata-sources=kubernetes" in args(nplug(r)), "--metadata-sources without metadata-labeler")
+        + A(r).noted("metadata-labeler"),
         "node.legacyXFS": lambda r: need("--legacy-xfs" in args(nplug(r)), "legacyXFS"),
         "node.reservedVolumeAttachments": lambda r: need("--reserved-volume-attachments=2" in args(nplug(r)),
                                                          "reservedVolumeAttachments"),

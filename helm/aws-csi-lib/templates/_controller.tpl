@@ -130,6 +130,8 @@ spec:
           {{- with $ctl.extraVolumeTags }}{{- $args = append $args (printf "--extra-tags=%s" (include "awscsi.joinTags" (dict "tags" . "kv" "=" "sep" ","))) }}{{- end }}
           {{- with $ctl.k8sTagClusterId }}{{- $args = append $args (printf "--k8s-tag-cluster-id=%s" .) }}{{- end }}
           {{- with $ctl.modifyVolumeRequestHandlerTimeout }}{{- $args = append $args (printf "--modify-volume-request-handler-timeout=%s" .) }}{{- end }}
+          {{- /* upstream's controller.userAgentExtra (default "helm"), rendered as upstream does */}}
+          {{- with $ctl.userAgentExtra }}{{- $args = append $args (printf "--user-agent-extra=%s" .) }}{{- end }}
           {{- else }}
           {{- with $ctl.tags }}{{- $args = append $args (printf "--tags=%s" (include "awscsi.joinTags" (dict "tags" . "kv" ":" "sep" " "))) }}{{- end }}
           {{- if $rootDirDeletion }}{{- $args = append $args "--delete-access-point-root-dir" }}{{- end }}

@@ -138,6 +138,10 @@ spec:
           {{- if not (or (kindIs "invalid" $n.volumeAttachLimit) (eq (toString $n.volumeAttachLimit) "")) }}{{- $args = append $args (printf "--volume-attach-limit=%v" $n.volumeAttachLimit) }}{{- end }}
           {{- if not (or (kindIs "invalid" $n.reservedVolumeAttachments) (eq (toString $n.reservedVolumeAttachments) "")) }}{{- $args = append $args (printf "--reserved-volume-attachments=%v" $n.reservedVolumeAttachments) }}{{- end }}
           {{- if include "awscsi.true" ($n.legacyXFS | default false) }}{{- $args = append $args "--legacy-xfs" }}{{- end }}
+          {{- /* upstream's node.metadataSources, rendered as upstream does, less its ALPHA metadata-labeler (NOTES.txt lists it) */}}
+          {{- $sourceNames := list }}
+          {{- range (splitList "," $sources) }}{{- if and (trim .) (ne (trim .) "metadata-labeler") }}{{- $sourceNames = append $sourceNames (trim .) }}{{- end }}{{- end }}
+          {{- with $sourceNames }}{{- $args = append $args (printf "--metadata-sources=%s" (join "," .)) }}{{- end }}
           {{- else }}
           {{- if include "awscsi.true" ($n.volMetricsOptIn | default false) }}
           {{- $args = concat $args (list "--vol-metrics-opt-in" (printf "--vol-metrics-refresh-period=%s" (include "awscsi.minutes" ($n.volMetricsRefreshPeriod | default 240))) (printf "--vol-metrics-fs-rate-limit=%v" ($n.volMetricsFsRateLimit | default 5))) }}

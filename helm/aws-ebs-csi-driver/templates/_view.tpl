@@ -20,8 +20,6 @@ ebs-csi-default-sc class) and the list of values this driver cannot apply, for N
 {{- if include "awscsi.true" (dig "volumeModificationFeature" "enabled" false $ctl) -}}{{- $ignored = append $ignored "controller.volumeModificationFeature.enabled (and sidecars.volumemodifier): volume-modifier-for-k8s is not served; modify volumes with VolumeAttributesClasses" -}}{{- end -}}
 {{- if include "awscsi.true" ($ctl.enableNodeLocalVolumes | default false) -}}{{- $ignored = append $ignored "controller.enableNodeLocalVolumes: node-local volumes (local-ebs:// handles) are not supported" -}}{{- end -}}
 {{- if include "awscsi.true" ($ctl.sdkDebugLog | default false) -}}{{- $ignored = append $ignored "controller.sdkDebugLog: no AWS SDK wire log; controller.logLevel 4 or more logs every CSI request and response" -}}{{- end -}}
-{{- /* upstream's default "helm" is not worth a line: it only tags upstream's own API calls */ -}}
-{{- with $ctl.userAgentExtra -}}{{- if ne (toString .) "helm" -}}{{- $ignored = append $ignored (printf "controller.userAgentExtra=%s: not passed by this chart; put --user-agent-extra=%s in controller.additionalArgs" . .) -}}{{- end -}}{{- end -}}
 {{- range $part := list "controller" "node" -}}
 {{- if not (empty (dig $part "otelTracing" dict $v)) -}}{{- $ignored = append $ignored (printf "%s.otelTracing: no OpenTelemetry tracing in this driver" $part) -}}{{- end -}}
 {{- end -}}

@@ -113,7 +113,7 @@ public final class DriverFactories {
   private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
       DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
-    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), env, kube, resources);
+    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), metadataEnvironment(o, env), kube, resources);
     HostTools host = o.mode().node() ? HostTools.create() : null;
     ControllerProvider controller = null;
     if (o.mode().controller()) {
@@ -148,7 +148,7 @@ public final class DriverFactories {
   private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
       DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
-    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), env, kube, resources);
+    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), metadataEnvironment(o, env), kube, resources);
     HostTools host = HostTools.create();
     Optional<EfsMountBackend.Factory> mounts = seams.efsMountBackend();
     AwsClientConfig aws = clientConfig(o, env, metadata);
@@ -223,6 +223,15 @@ public final class DriverFactories {
         throw new IllegalStateException(e.getMessage(), e);
       }
     });
+  }
+
+  /**
+   * The environment the instance metadata sources read: {@code --imds-endpoint}, when given, in place of the SDK's
+   * {@code AWS_EC2_METADATA_SERVICE_ENDPOINT} (the IMDS source reads the endpoint from there).
+   */
+  static Environment metadataEnvironment(DriverOptions o, Environment env) {
+    return o.imdsEndpoint().isBlank() ? env
+        : env.with(io.awscsi.aws.metadata.ImdsMetadataSource.ENDPOINT_VARIABLE, o.imdsEndpoint().strip());
   }
 
   /** The instance metadata sources of {@code --metadata-sources}, asked in that order. */

@@ -50,4 +50,18 @@ class UsageTest {
     assertThat(local).isEqualTo(Main.EXIT_USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("bin/aws-csi-driver local");
   }
+
+  @Test
+  void versionPrintsTheVersionAndExitsZeroWithoutStarting() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    // --endpoint nowhere: had the driver tried to start, it would have failed.
+    int code = Main.run(new String[] {"--version", "--endpoint", "unix:///nonexistent/dir/csi.sock"}, Map.of(),
+        new PrintStream(out), new PrintStream(err));
+
+    assertThat(code).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("aws-csi-driver " + BuildInfo.version()
+        + System.lineSeparator());
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
 }

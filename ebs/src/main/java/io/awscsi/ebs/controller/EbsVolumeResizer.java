@@ -67,6 +67,24 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
     coalescer.submit(volumeId, parse(request.mutableParameters(), disk), deadline);
   }
 
+  /**
+   * Every VolumeAttributesClass key ControllerModifyVolume accepts, spelt as upstream documents it (matched
+   * case-insensitively); {@code tagSpecification_N} and {@code tagDeletion_N} stand for every key with that prefix,
+   * the {@code csi.storage.k8s.io/} keys are the external-resizer's {@code --extra-modify-metadata}. Any other key is
+   * refused before {@link #parse} reads it (docs/parameter-effects.json must name a test for each).
+   */
+  static final Set<String> MUTABLE_KEYS = Set.of("type", "volumeType", "iops", "iopsPerGB", "throughput",
+      "allowAutoIOPSIncreaseOnModify", VolumeParameters.PVC_NAME, VolumeParameters.PVC_NAMESPACE,
+      VolumeParameters.PV_NAME, "tagSpecification_N", "tagDeletion_N");
+
+  private static final Set<String> MUTABLE_KEYS_LOWER = MUTABLE_KEYS.stream().map(k -> k.toLowerCase(Locale.ROOT))
+      .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+  private static DriverException unknownMutableKey(String key) {
+    return DriverException.invalidArgument(key, "unknown mutable parameter \"" + key + "\"; allowed: type, "
+        + "iops, iopsPerGB, throughput, allowAutoIOPSIncreaseOnModify, tagSpecification_N, tagDeletion_N");
+  }
+
   /** The VolumeAttributesClass parameters as a change of {@code disk}; unknown keys are InvalidArgument. */
   VolumeChange parse(Map<String, String> parameters, Disk disk) {
     String type = "";
@@ -80,6 +98,10 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
     for (Map.Entry<String, String> e : parameters.entrySet()) {
       String key = e.getKey();
       String lower = key.toLowerCase(Locale.ROOT);
+      if (!MUTABLE_KEYS_LOWER.contains(lower) && !lower.startsWith(ResourceTags.TAG_SPECIFICATION_PREFIX)
+          && !lower.startsWith(ResourceTags.TAG_DELETION_PREFIX)) {
+        throw unknownMutableKey(key);
+      }
       switch (lower) {
         case "type", "volumetype" -> type = VolumeType.parse(key, e.getValue()).ec2Name();
         case "iops" -> iops = VolumeParameters.positive(key, e.getValue());
@@ -106,8 +128,7 @@ final class EbsVolumeResizer implements VolumeExpander, VolumeModifier {
             }
             remove.add(tagKey);
           } else {
-            throw DriverException.invalidArgument(key, "unknown mutable parameter \"" + key + "\"; allowed: type, "
-                + "iops, iopsPerGB, throughput, allowAutoIOPSIncreaseOnModify, tagSpecification_N, tagDeletion_N");
+            throw unknownMutableKey(key);
           }
         }
       }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** VolumeSnapshotClass parameters of CreateSnapshot, parsed and checked; unknown keys are InvalidArgument. */
 record SnapshotParameters(List<String> fastRestoreZones, SnapshotLock lock, String outpostArn,
@@ -21,6 +22,24 @@ record SnapshotParameters(List<String> fastRestoreZones, SnapshotLock lock, Stri
     tagSpecifications = Map.copyOf(tagSpecifications);
     templateFields = Map.copyOf(templateFields);
     createdForTags = Map.copyOf(createdForTags);
+  }
+
+  /**
+   * Every VolumeSnapshotClass key CreateSnapshot accepts, spelt as upstream documents it (matched case-insensitively);
+   * {@code tagSpecification_N} stands for every key with the case-sensitive {@code tagSpecification} prefix, the
+   * {@code csi.storage.k8s.io/} keys are the snapshotter's {@code --extra-create-metadata}. Any other key is refused
+   * before the switch below reads it (docs/parameter-effects.json must name a test for each).
+   */
+  static final Set<String> KEYS = Set.of("fastSnapshotRestoreAvailabilityZones", "lockMode", "lockDuration",
+      "lockExpirationDate", "lockCoolOffPeriod", "outpostArn", "csi.storage.k8s.io/volumesnapshot/name",
+      "csi.storage.k8s.io/volumesnapshot/namespace", "csi.storage.k8s.io/volumesnapshotcontent/name",
+      "tagSpecification_N");
+
+  private static final Set<String> KEYS_LOWER = KEYS.stream().map(k -> k.toLowerCase(Locale.ROOT))
+      .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+  private static DriverException unknownKey(String key) {
+    return DriverException.invalidArgument(key, "unknown VolumeSnapshotClass parameter \"" + key + "\"");
   }
 
   static SnapshotParameters parse(Map<String, String> parameters) {
@@ -37,6 +56,9 @@ record SnapshotParameters(List<String> fastRestoreZones, SnapshotLock lock, Stri
     for (Map.Entry<String, String> e : parameters.entrySet()) {
       String key = e.getKey();
       String value = e.getValue();
+      if (!KEYS_LOWER.contains(key.toLowerCase(Locale.ROOT)) && !key.startsWith(VolumeParameters.TAG_PREFIX)) {
+        throw unknownKey(key);
+      }
       switch (key.toLowerCase(Locale.ROOT)) {
         case "fastsnapshotrestoreavailabilityzones" -> {
           for (String z : value.split(",")) {
@@ -96,7 +118,7 @@ record SnapshotParameters(List<String> fastRestoreZones, SnapshotLock lock, Stri
         default -> {
           // Upstream: strings.HasPrefix(key, "tagSpecification") on the key as written (case-sensitive).
           if (!key.startsWith(VolumeParameters.TAG_PREFIX)) {
-            throw DriverException.invalidArgument(key, "unknown VolumeSnapshotClass parameter \"" + key + "\"");
+            throw unknownKey(key);
           }
           specs.put(key, value);
         }

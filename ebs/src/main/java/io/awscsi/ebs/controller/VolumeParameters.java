@@ -40,6 +40,25 @@ public record VolumeParameters(
   static final String PV_NAME = "csi.storage.k8s.io/pv/name";
   static final String DEFAULT_FS_TYPE = "ext4";
 
+  /**
+   * Every StorageClass key CreateVolume accepts, spelt as upstream documents it (matched case-insensitively);
+   * {@code tagSpecification_N} stands for every key with the case-sensitive {@code tagSpecification} prefix. Any other
+   * key is refused before the switch below reads it, so this set is what the parser accepts
+   * (docs/parameter-effects.json must name a test for each).
+   */
+  static final Set<String> STORAGE_CLASS_KEYS = Set.of("type", "iops", "iopsPerGB", "allowAutoIOPSPerGBIncrease",
+      "allowAutoIOPSIncreaseOnModify", "throughput", "encrypted", "kmsKeyId", VolumeContextKeys.FS_TYPE, "fstype",
+      "blockSize", "inodeSize", "bytesPerInode", "numberOfInodes", "ext4ClusterSize", "ext4BigAlloc",
+      "ext4EncryptionSupport", "volumeInitializationRate", "blockAttachUntilInitialized", "blockExpress", PVC_NAME,
+      PVC_NAMESPACE, PV_NAME, "tagSpecification_N");
+
+  /** The VolumeAttributesClass keys CreateVolume accepts (exact, as upstream), as {@link #STORAGE_CLASS_KEYS}. */
+  static final Set<String> MUTABLE_KEYS_AT_CREATE = Set.of("type", "volumeType", "iops", "throughput",
+      "tagSpecification_N");
+
+  private static final Set<String> STORAGE_CLASS_KEYS_LOWER = STORAGE_CLASS_KEYS.stream()
+      .map(k -> k.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
+
   public VolumeParameters {
     formatOptions = Map.copyOf(formatOptions);
     tagSpecifications = Map.copyOf(tagSpecifications);
@@ -72,6 +91,9 @@ public record VolumeParameters(
     for (Map.Entry<String, String> e : parameters.entrySet()) {
       String key = e.getKey();
       String value = e.getValue();
+      if (!STORAGE_CLASS_KEYS_LOWER.contains(key.toLowerCase(Locale.ROOT)) && !key.startsWith(TAG_PREFIX)) {
+        throw unknownKey(key);
+      }
       switch (key.toLowerCase(Locale.ROOT)) {
         case "type" -> type = volumeType(key, value);
         case "iops" -> iops = int32(key, value);
@@ -115,8 +137,7 @@ public record VolumeParameters(
         default -> {
           // Upstream: strings.HasPrefix(key, TagKeyPrefix) on the key as written, so the prefix is case-sensitive.
           if (!key.startsWith(TAG_PREFIX)) {
-            throw DriverException.invalidArgument(key, "unknown StorageClass parameter \"" + key
-                + "\" for ebs.csi.aws.com; see the driver's parameters documentation");
+            throw unknownKey(key);
           }
           tagSpecs.put(key, value);
         }
@@ -126,6 +147,9 @@ public record VolumeParameters(
     // exactly (switch key, no ToLower); volumeType is the deprecated spelling, ignored when type is also given.
     for (Map.Entry<String, String> e : mutableParameters.entrySet()) {
       String key = e.getKey();
+      if (!MUTABLE_KEYS_AT_CREATE.contains(key) && !key.startsWith(TAG_PREFIX)) {
+        throw unknownMutableKey(key);
+      }
       switch (key) {
         case "type" -> type = volumeType(key, e.getValue());
         case "volumeType" -> {
@@ -139,8 +163,7 @@ public record VolumeParameters(
         case "throughput" -> throughput = int32(key, e.getValue());
         default -> {
           if (!key.startsWith(TAG_PREFIX)) {
-            throw DriverException.invalidArgument(key, "unknown mutable parameter \"" + key
-                + "\" at CreateVolume; allowed: type, iops, throughput, tagSpecification_N");
+            throw unknownMutableKey(key);
           }
           tagSpecs.put(key, e.getValue());
         }
@@ -165,6 +188,16 @@ public record VolumeParameters(
     checkFormatOptions(format, fsType, capabilities);
     return new VolumeParameters(type, iops, iopsPerGiB, autoIncrease, autoOnModify, throughput, encrypted, kmsKeyId,
         fsType, format, initRate, blockUntilInitialized, tagSpecs, fields, createdFor);
+  }
+
+  private static DriverException unknownKey(String key) {
+    return DriverException.invalidArgument(key, "unknown StorageClass parameter \"" + key
+        + "\" for ebs.csi.aws.com; see the driver's parameters documentation");
+  }
+
+  private static DriverException unknownMutableKey(String key) {
+    return DriverException.invalidArgument(key, "unknown mutable parameter \"" + key
+        + "\" at CreateVolume; allowed: type, iops, throughput, tagSpecification_N");
   }
 
   /** The IOPS to ask EC2 for at {@code sizeGiB} (0 = EC2's default), checked against the type's limits. */

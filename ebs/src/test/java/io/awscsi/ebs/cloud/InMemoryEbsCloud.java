@@ -69,6 +69,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
     DiskSnapshot snapshot;
     final Map<String, String> tags = new HashMap<>();
     boolean locked;
+    SnapshotLock lock;
     List<String> fastRestoreZones = List.of();
 
     Snap(DiskSnapshot snapshot) {
@@ -185,6 +186,16 @@ public final class InMemoryEbsCloud implements EbsCloud {
 
   public synchronized boolean locked(String snapshotId) {
     return snapshots.get(snapshotId).locked;
+  }
+
+  /** The LockSnapshot arguments the snapshot was locked with; null when it never was. */
+  public synchronized SnapshotLock lock(String snapshotId) {
+    return snapshots.get(snapshotId).lock;
+  }
+
+  /** The outpost CreateSnapshot was asked to store the snapshot on; "" for the region. */
+  public synchronized String outpostArn(String snapshotId) {
+    return snapshots.get(snapshotId).snapshot.outpostArn();
   }
 
   public synchronized List<String> fastRestoreZones(String snapshotId) {
@@ -474,7 +485,9 @@ public final class InMemoryEbsCloud implements EbsCloud {
   @Override
   public synchronized void lockSnapshot(String snapshotId, SnapshotLock lock, CallDeadline deadline) {
     enter(Ec2Action.LOCK_SNAPSHOT);
-    existingSnapshot(snapshotId).locked = true;
+    Snap s = existingSnapshot(snapshotId);
+    s.locked = true;
+    s.lock = lock;
   }
 
   // ---- region

@@ -73,7 +73,11 @@ public record EfsVolumeParameters(
   static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
   static final String PV_NAME = "csi.storage.k8s.io/pv/name";
 
-  private static final Set<String> KNOWN = Set.of(PROVISIONING_MODE, FILE_SYSTEM_ID, FileSystemIdRefs.CONFIG_REF,
+  /**
+   * Every StorageClass key CreateVolume reads (exact, as upstream); any other is ignored with a WARN line, as upstream.
+   * docs/parameter-effects.json must name a test for each.
+   */
+  public static final Set<String> KEYS = Set.of(PROVISIONING_MODE, FILE_SYSTEM_ID, FileSystemIdRefs.CONFIG_REF,
       FileSystemIdRefs.SECRET_REF, DIRECTORY_PERMS, UID, GID, GID_RANGE_START, GID_RANGE_END, BASE_PATH,
       SUB_PATH_PATTERN, ENSURE_UNIQUE_DIRECTORY, REUSE_ACCESS_POINT, AZ, ENFORCE_ZONE_AFFINITY, ENABLE_TAGGING,
       PVC_NAME, PVC_NAMESPACE, PV_NAME);
@@ -101,9 +105,9 @@ public record EfsVolumeParameters(
     // Upstream (pkg/driver/controller.go CreateVolume) reads the keys it knows and ignores every other one, so a class
     // with an extra or misspelt key provisions there; it provisions here too, with one WARN line naming the key.
     for (String key : new TreeSet<>(parameters.keySet())) {
-      if (!KNOWN.contains(key)) {
+      if (!KEYS.contains(key)) {
         LOG.warn("StorageClass parameter {} is not an efs.csi.aws.com parameter and is ignored (as upstream); "
-            + "supported: {}", DirectoryNames.quoted(key), String.join(", ", new TreeSet<>(KNOWN)));
+            + "supported: {}", DirectoryNames.quoted(key), String.join(", ", new TreeSet<>(KEYS)));
       }
     }
     ProvisioningMode mode = mode(parameters.get(PROVISIONING_MODE));
