@@ -52,8 +52,10 @@ ensure_helm() {
 
 start_aws() {
   mkdir -p "$KL_STATE/aws"
+  # Restored volumes initialize for 45 s (the fast profile's 3 s would end before the attacher's first try), so
+  # that blockAttachUntilInitialized is seen holding an attachment back (VolumeInitializationTest).
   bg aws "$KL_STATE/driver/bin/aws-csi-driver" local --driver none --no-lifecycle --work-dir "$KL_STATE/aws" \
-    --profile "$AWS_PROFILE_NAME" --env-file "$R/aws.env"
+    --profile "$AWS_PROFILE_NAME" --volume-initialization 45s --env-file "$R/aws.env"
   # Ready once it wrote its endpoints; a process that died is not waited for.
   waitfor 120 "emulated AWS (moto + realism layer + IMDS emulator, profile $AWS_PROFILE_NAME)" \
     sh -c "test -s '$R/aws.env' || ! kill -0 $(cat "$R/aws.pid")" && [ -s "$R/aws.env" ] || { tail_log aws; return 1; }

@@ -42,6 +42,7 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
@@ -113,7 +114,9 @@ public final class DriverFactories {
   private static Built ebs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
       DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
-    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), metadataEnvironment(o, env), kube, resources);
+    Supplier<InstanceMetadataResolver> resolver = resolver(o.metadataSources(), metadataEnvironment(o, env), kube,
+        resources);
+    Supplier<InstanceMetadata> metadata = metadata(resolver);
     HostTools host = o.mode().node() ? HostTools.create() : null;
     ControllerProvider controller = null;
     if (o.mode().controller()) {
@@ -133,13 +136,18 @@ public final class DriverFactories {
     if (o.mode().node()) {
       VolumeAttachLimits limits = VolumeAttachLimits.withSettings(
           new VolumeAttachLimitSettings(o.ebs().volumeAttachLimit(), o.ebs().reservedVolumeAttachments()));
-      info = DeferredNodeInfo.start(() -> {
-        InstanceMetadata self = metadata.get();
-        return new NodeInfo(self.instanceId(), limits.maxVolumesPerNode(self),
-            NodeTopology.segments(self, o.driver().csiName()));
-      });
+      Function<InstanceMetadata, NodeInfo> nodeInfo = self -> new NodeInfo(self.instanceId(),
+          limits.maxVolumesPerNode(self), NodeTopology.segments(self, o.driver().csiName()));
+      DeferredNodeInfo atStart = DeferredNodeInfo.start(() -> nodeInfo.apply(metadata.get()));
+      info = atStart;
+      // Each NodeGetInfo counts the ENIs again, as upstream does: the kubelet asks every
+      // nodeAllocatableUpdatePeriodSeconds (MutableCSINodeAllocatableCount) and updates CSINode's count.
+      Supplier<NodeInfo> current = () -> {
+        atStart.get();
+        return nodeInfo.apply(resolver.get().refresh(metadata.get()));
+      };
       VolumeDeviceLocator locator = seams.ebsDeviceLocator().orElseGet(() -> VolumeDeviceLocator.forHost(DEVICE_WAIT));
-      node = info.gate(EbsNodeProvider.create(info, locator, host, o.ebs().legacyXfs()));
+      node = info.gate(EbsNodeProvider.create(current, locator, host, o.ebs().legacyXfs()));
     }
     return new Built(new DriverProvider(o.driver().csiName(), BuildInfo.version(), Optional.ofNullable(controller),
         Optional.ofNullable(node), true, resources), Optional.ofNullable(info), afterStart("ebs", o, env, resources));
@@ -148,7 +156,8 @@ public final class DriverFactories {
   private static Built efs(DriverOptions o, MetricsRegistry metrics, Environment env, Resources resources,
       DriverSeams seams) {
     KubernetesClientProvider kube = resources.add(KubernetesClientProvider.fromDefaultConfig());
-    Supplier<InstanceMetadata> metadata = metadata(o.metadataSources(), metadataEnvironment(o, env), kube, resources);
+    Supplier<InstanceMetadata> metadata = metadata(resolver(o.metadataSources(), metadataEnvironment(o, env), kube,
+        resources));
     HostTools host = HostTools.create();
     Optional<EfsMountBackend.Factory> mounts = seams.efsMountBackend();
     AwsClientConfig aws = clientConfig(o, env, metadata);
@@ -210,13 +219,11 @@ public final class DriverFactories {
   }
 
   /** Instance metadata, resolved once on first use (the controller needs it only without AWS_REGION). */
-  private static Supplier<InstanceMetadata> metadata(List<String> sources, Environment env,
-      KubernetesClientProvider kube, Resources resources) {
+  private static Supplier<InstanceMetadata> metadata(Supplier<InstanceMetadataResolver> resolver) {
     return memoize(() -> {
-      InstanceMetadataResolver resolver = resources.add(metadataResolver(sources, env, kube));
       try {
-        InstanceMetadata m = resolver.resolve();
-        LOG.info("instance metadata from {}: {} ({}) in {}", resolver.sourceNames(), m.instanceId(),
+        InstanceMetadata m = resolver.get().resolve();
+        LOG.info("instance metadata from {}: {} ({}) in {}", resolver.get().sourceNames(), m.instanceId(),
             m.instanceType(), m.availabilityZone());
         return m;
       } catch (MetadataUnavailableException e) {
@@ -232,6 +239,11 @@ public final class DriverFactories {
   static Environment metadataEnvironment(DriverOptions o, Environment env) {
     return o.imdsEndpoint().isBlank() ? env
         : env.with(io.awscsi.aws.metadata.ImdsMetadataSource.ENDPOINT_VARIABLE, o.imdsEndpoint().strip());
+  }
+
+  private static Supplier<InstanceMetadataResolver> resolver(List<String> sources, Environment env,
+      KubernetesClientProvider kube, Resources resources) {
+    return memoize(() -> resources.add(metadataResolver(sources, env, kube)));
   }
 
   /** The instance metadata sources of {@code --metadata-sources}, asked in that order. */

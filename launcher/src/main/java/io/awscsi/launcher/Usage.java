@@ -93,6 +93,8 @@ public final class Usage {
       Flag.of("", "work-dir", "DIR", "sockets, loop files and mounts (default /tmp/aws-csi-local)"),
       Flag.of("", "kubelet-dir", "DIR", "where node calls may stage and publish (default the work directory)"),
       Flag.of("", "profile", "realistic|fast|instant", "emulated AWS latencies and throttling (default realistic)"),
+      Flag.of("", "volume-initialization", "DURATION", "how long a volume restored from a snapshot stays"
+          + " initializing (DescribeVolumeStatus), e.g. 45s (default the profile's: realistic 30m, fast 3s)"),
       Flag.of("", "no-lifecycle", "", "serve without walking volumes through their life first"),
       Flag.of("", "exit", "", "exit after the walkthrough with its result"),
       Flag.of("", "log-level", "warn|info|debug", "driver log level (default warn)"),

@@ -4,6 +4,7 @@ import io.awscsi.launcher.DriverOptions.Driver;
 import io.awscsi.realism.CallStats;
 import io.awscsi.realism.RealismProfile;
 import io.awscsi.realism.RealismProxy;
+import io.awscsi.realism.process.InstanceMetadataFront;
 import io.awscsi.realism.process.MetadataMock;
 import io.awscsi.realism.process.MotoServer;
 import java.net.URI;
@@ -22,7 +23,8 @@ import software.amazon.awssdk.services.efs.EfsClient;
 /**
  * Emulated AWS on loopback for the local runtime and the end-to-end tests: moto's server behind the project's realism
  * layer, one EC2 instance that plays "this node", the IMDS emulator reporting that same instance, and one EFS file
- * system. Closing it stops every process it started.
+ * system. IMDS lists the network interfaces EC2 has attached to the instance now ({@link InstanceMetadataFront}).
+ * Closing it stops every process it started.
  */
 public final class LocalAws implements AutoCloseable {
 
@@ -33,13 +35,16 @@ public final class LocalAws implements AutoCloseable {
   private final MotoServer moto; // null when attached to an emulator this object did not start
   private final RealismProxy proxy;
   private final MetadataMock imds;
+  private final InstanceMetadataFront imdsFront;
   private final String instanceId;
   private final String fileSystemId;
 
-  private LocalAws(MotoServer moto, RealismProxy proxy, MetadataMock imds, String instanceId, String fileSystemId) {
+  private LocalAws(MotoServer moto, RealismProxy proxy, MetadataMock imds, InstanceMetadataFront imdsFront,
+      String instanceId, String fileSystemId) {
     this.moto = moto;
     this.proxy = proxy;
     this.imds = imds;
+    this.imdsFront = imdsFront;
     this.instanceId = instanceId;
     this.fileSystemId = fileSystemId;
   }
@@ -89,8 +94,16 @@ public final class LocalAws implements AutoCloseable {
       }
       MetadataMock imds = MetadataMock.builder().instanceId(instanceId).instanceType(INSTANCE_TYPE)
           .availabilityZone(ZONE).start();
+      InstanceMetadataFront imdsFront;
+      try {
+        // The ENIs IMDS lists follow EC2: one attached to the instance later takes an attachment slot.
+        imdsFront = InstanceMetadataFront.start(imds.endpoint(), upstream, instanceId, REGION);
+      } catch (RuntimeException e) {
+        imds.close();
+        throw e;
+      }
       proxy.resetStats();
-      return new LocalAws(moto, proxy, imds, instanceId, fileSystemId);
+      return new LocalAws(moto, proxy, imds, imdsFront, instanceId, fileSystemId);
     } catch (RuntimeException e) {
       proxy.close();
       throw e;
@@ -103,7 +116,7 @@ public final class LocalAws implements AutoCloseable {
     env.put("AWS_REGION", REGION);
     env.put("AWS_ENDPOINT_URL", proxy.endpoint().toString());
     // No credentials: for a loopback endpoint the client configuration uses dummy keys on its own.
-    env.put("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint().toString());
+    env.put("AWS_EC2_METADATA_SERVICE_ENDPOINT", imdsFront.endpoint().toString());
     env.put("DISABLE_TAINT_WATCHER", "true");
     return env;
   }
@@ -125,7 +138,7 @@ public final class LocalAws implements AutoCloseable {
   }
 
   public URI imdsEndpoint() {
-    return imds.endpoint();
+    return imdsFront.endpoint();
   }
 
   public CallStats stats() {
@@ -150,6 +163,7 @@ public final class LocalAws implements AutoCloseable {
 
   @Override
   public void close() {
+    imdsFront.close();
     imds.close();
     proxy.close();
     if (moto != null) {

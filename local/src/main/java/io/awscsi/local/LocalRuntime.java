@@ -206,6 +206,14 @@ public final class LocalRuntime implements AutoCloseable {
     LoggingSetup.configure(LoggingSetup.Format.TEXT, Level.toLevel(f.string("log-level", "warn"), Level.WARN));
     Path workDir = Path.of(f.string("work-dir", "/tmp/aws-csi-local"));
     RealismProfile profile = RealismProfile.named(f.string("profile", "realistic"));
+    if (f.has("volume-initialization")) {
+      try {
+        profile = profile.withVolumeInitialization(f.duration("volume-initialization", Duration.ZERO));
+      } catch (IllegalArgumentException e) {
+        err.println("aws-csi-driver local: " + e.getMessage());
+        return Main.EXIT_USAGE;
+      }
+    }
     out.println("Starting moto + realism layer (" + f.string("profile", "realistic")
         + " EC2 latencies and throttling), the IMDS emulator and the drivers under " + workDir + " ...");
     CountDownLatch stop = new CountDownLatch(1);

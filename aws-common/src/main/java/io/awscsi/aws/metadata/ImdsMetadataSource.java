@@ -123,6 +123,15 @@ public final class ImdsMetadataSource implements MetadataSource, AutoCloseable {
     return countMacAddresses(read(MACS_PATH).asString());
   }
 
+  /**
+   * The ENI count read again, as upstream's UpdateMetadata does; the block device mappings are not, because IMDS
+   * reports them as they were when the instance started.
+   */
+  @Override
+  public InstanceMetadata refresh(InstanceMetadata known) throws MetadataUnavailableException {
+    return known.withEniCount(attachedEniCount());
+  }
+
   @Override
   public void close() {
     client.close();

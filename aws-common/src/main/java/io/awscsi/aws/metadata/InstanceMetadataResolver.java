@@ -30,6 +30,10 @@ public final class InstanceMetadataResolver implements AutoCloseable {
   public static final Set<String> KNOWN_SOURCES = Set.of(ImdsMetadataSource.NAME, KubernetesMetadataSource.NAME);
 
   private final List<MetadataSource> sources;
+  /** The source whose answer {@link #resolve()} returned last; {@link #refresh} asks it again. */
+  private volatile MetadataSource answered;
+  /** What {@link #refresh} read last. */
+  private volatile InstanceMetadata latest;
 
   public InstanceMetadataResolver(List<MetadataSource> sources) {
     if (sources.isEmpty()) {
@@ -113,6 +117,8 @@ public final class InstanceMetadataResolver implements AutoCloseable {
             metadata.eniCount(),
             metadata.ebsBlockDeviceMappingCount(),
             metadata.outpost().map(o -> ", Outpost " + o.outpostId()).orElse(""));
+        answered = source;
+        latest = null;
         return metadata;
       } catch (InvalidMetadataException e) {
         // Not a reason to ask the next source: an answer this wrong is broken or forged, and the node stops here.
@@ -135,6 +141,32 @@ public final class InstanceMetadataResolver implements AutoCloseable {
             + ". Run on EC2 with IMDS reachable, or set "
             + KubernetesMetadataSource.NODE_NAME_VARIABLE
             + " and allow the node service account to get its Node");
+  }
+
+  /**
+   * {@code known}, the answer of {@link #resolve()}, with the counts that change while the node runs (ENIs) read
+   * again from the source that gave it. When that source fails now, the last count read, as upstream goes on with
+   * its cached values: a node keeps its last count rather than failing NodeGetInfo.
+   */
+  public InstanceMetadata refresh(InstanceMetadata known) {
+    MetadataSource source = answered;
+    if (source == null) {
+      return known;
+    }
+    InstanceMetadata last = latest != null ? latest : known;
+    try {
+      InstanceMetadata fresh = source.refresh(known);
+      if (fresh.eniCount() != last.eniCount()) {
+        LOG.info("Instance metadata from {}: {} ENI(s) now, {} before", source.name(), fresh.eniCount(),
+            last.eniCount());
+      }
+      latest = fresh;
+      return fresh;
+    } catch (MetadataUnavailableException | RuntimeException e) {
+      LOG.warn("Reading the ENI count again from {} failed, keeping {}: {}", source.name(), last.eniCount(),
+          e.getMessage());
+      return known.withEniCount(last.eniCount());
+    }
   }
 
   @Override

@@ -61,6 +61,28 @@ class ImdsMetadataSourcePlainHttpTest {
   }
 
   @Test
+  void refreshCountsTheEnisAttachedSinceStartButKeepsTheBootMappings() throws Exception {
+    try (FakeImdsServer changing = FakeImdsServer.start(Map.of(
+            ImdsMetadataSource.IDENTITY_DOCUMENT_PATH,
+            """
+            {"instanceId":"i-0fake0000000000002","instanceType":"m7i.large","region":"us-west-2",
+             "availabilityZone":"us-west-2b"}""",
+            ImdsMetadataSource.MACS_PATH, "0e:11:22:33:44:55/",
+            ImdsMetadataSource.BLOCK_DEVICE_MAPPING_PATH, "ami\nebs1\nroot"));
+        ImdsMetadataSource source = ImdsMetadataSource.builder().endpoint(changing.endpoint()).build()) {
+      InstanceMetadata atStart = source.fetch();
+      assertThat(atStart.eniCount()).isEqualTo(1);
+
+      changing.put(ImdsMetadataSource.MACS_PATH, "0e:11:22:33:44:55/\n0e:11:22:33:44:66/\n0e:11:22:33:44:77/");
+      changing.put(ImdsMetadataSource.BLOCK_DEVICE_MAPPING_PATH, "ami\nebs1\nebs2\nroot");
+
+      assertThat(source.refresh(atStart))
+          .as("ENIs read again; block device mappings are boot-time state in IMDS, so not re-read (as upstream)")
+          .isEqualTo(atStart.withEniCount(3));
+    }
+  }
+
+  @Test
   void anHttpsEndpointIsRefusedNamingIt() {
     try (ImdsMetadataSource source =
         ImdsMetadataSource.builder().endpoint(URI.create("https://127.0.0.1:1")).retries(0).build()) {

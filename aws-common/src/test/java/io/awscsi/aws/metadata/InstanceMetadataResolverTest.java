@@ -38,6 +38,46 @@ class InstanceMetadataResolverTest {
   }
 
   @Test
+  void refreshAsksTheSourceThatAnsweredAndKeepsTheLastCountWhenItFails() throws Exception {
+    int[] enis = {2};
+    boolean[] down = {false};
+    MetadataSource imds = new MetadataSource() {
+      @Override
+      public String name() {
+        return "imds";
+      }
+
+      @Override
+      public InstanceMetadata fetch() {
+        return FROM_IMDS;
+      }
+
+      @Override
+      public InstanceMetadata refresh(InstanceMetadata known) throws MetadataUnavailableException {
+        if (down[0]) {
+          throw new MetadataUnavailableException("IMDS timed out");
+        }
+        return known.withEniCount(enis[0]);
+      }
+    };
+    InstanceMetadataResolver resolver =
+        new InstanceMetadataResolver(List.of(failing("kubernetes", "not this one"), imds));
+    InstanceMetadata known = resolver.resolve();
+
+    enis[0] = 5;
+    assertThat(resolver.refresh(known).eniCount()).isEqualTo(5);
+    down[0] = true;
+    assertThat(resolver.refresh(known)).as("the last count read, not the one at start").isEqualTo(known.withEniCount(5));
+    assertThat(asked).as("the failed source is not asked again").containsExactly("kubernetes");
+  }
+
+  @Test
+  void refreshBeforeAnyAnswerReturnsWhatItWasGiven() {
+    InstanceMetadataResolver resolver = new InstanceMetadataResolver(List.of(answering("imds", FROM_IMDS)));
+    assertThat(resolver.refresh(FROM_NODE)).isEqualTo(FROM_NODE);
+  }
+
+  @Test
   void aFailingSourceFallsBackToTheNext() throws Exception {
     InstanceMetadataResolver resolver =
         new InstanceMetadataResolver(

@@ -30,7 +30,7 @@ public final class FakeImdsServer implements AutoCloseable {
 
   private FakeImdsServer(HttpServer server, Map<String, String> paths) {
     this.server = server;
-    this.paths = Map.copyOf(paths);
+    this.paths = new java.util.concurrent.ConcurrentHashMap<>(paths);
   }
 
   /** Serves {@code paths} (path to body, e.g. {@code /latest/meta-data/instance-id -> i-1}). */
@@ -44,6 +44,11 @@ public final class FakeImdsServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Answers {@code path} with {@code body} from now on, as IMDS does when the instance changes (an ENI attached). */
+  public void put(String path, String body) {
+    paths.put(path, body);
   }
 
   public URI endpoint() {
