@@ -3,14 +3,14 @@ package io.awscsi.core.inflight;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -40,7 +40,8 @@ public final class InFlightOperations {
 
   /**
    * @param workBudget how long one operation's work may run, whoever waits for it (its waits on the cloud, rate limit
-   *     and state polling included), so that nothing runs forever
+   *     and state polling included), so that nothing runs forever; a caller whose own deadline is longer (the
+   *     attacher's 6 min) gives the work that instead
    * @param keepResult how long a success is kept for a retry that arrives after the work finished (it must not
    *     outlive what it describes: another operation on the key replaces it at once)
    */
@@ -80,8 +81,11 @@ public final class InFlightOperations {
 
   private final Settings settings;
   private final Map<String, Operation> operations = new ConcurrentHashMap<>();
-  /** Ends each work's gRPC context at its budget and forgets kept results; one daemon thread. */
-  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+  /**
+   * Ends each work's gRPC context at its budget and forgets kept results; one daemon thread. A timer cancelled because
+   * its work finished leaves the queue at once, so finished work keeps nothing for the rest of its budget.
+   */
+  private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
     Thread t = new Thread(r, "in-flight-operations-timer");
     t.setDaemon(true);
     return t;
@@ -89,6 +93,7 @@ public final class InFlightOperations {
 
   public InFlightOperations(Settings settings) {
     this.settings = settings;
+    timers.setRemoveOnCancelPolicy(true);
   }
 
   public InFlightOperations() {
@@ -157,13 +162,20 @@ public final class InFlightOperations {
     return current;
   }
 
+  /** The work budget, or the calling thread's gRPC deadline when that is longer: never less than the caller had. */
+  private Duration budget() {
+    Deadline caller = Context.current().getDeadline();
+    Duration left = caller == null ? Duration.ZERO : Duration.ofNanos(caller.timeRemaining(TimeUnit.NANOSECONDS));
+    return left.compareTo(settings.workBudget()) > 0 ? left : settings.workBudget();
+  }
+
   /**
    * Runs the work on a virtual thread in a gRPC context of its own: the caller's values, none of its cancellation,
    * and the work's budget as its deadline, which {@link CallBudget} gives every wait of the work.
    */
   private void start(String key, Operation op, Supplier<Object> work) {
     Context.CancellableContext context = Context.current().fork()
-        .withDeadlineAfter(settings.workBudget().toNanos(), TimeUnit.NANOSECONDS, timers);
+        .withDeadlineAfter(budget().toNanos(), TimeUnit.NANOSECONDS, timers);
     op.worker = Thread.ofVirtual().name(op.name + " " + key).unstarted(() -> {
       try {
         op.outcome.complete(context.call(work::get));

@@ -96,6 +96,19 @@ class InFlightOperationsTest {
   }
 
   @Test
+  void aCallerWithALongerDeadlineThanTheBudgetGivesTheWorkItsDeadline() throws Exception {
+    AtomicReference<Instant> workDeadline = new AtomicReference<>();
+
+    withCallerDeadline(Duration.ofMinutes(6), () -> operations.run("vol-1", "DeleteVolume", "args", () -> {
+      workDeadline.set(CallBudget.deadline(Duration.ZERO));
+      return "deleted";
+    }));
+
+    assertThat(workDeadline.get()).as("6 min less the margin, not the 2 min budget")
+        .isAfter(Instant.now().plus(Duration.ofMinutes(5)));
+  }
+
+  @Test
   void aSuccessIsKeptBrieflyForARetryThatArrivesAfterTheWorkFinished() throws Exception {
     CallGate open = CallGate.opened();
 
