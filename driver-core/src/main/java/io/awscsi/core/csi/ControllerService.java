@@ -147,6 +147,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       }
       return inFlight.run(volumeId, "DeleteVolume", request, () -> {
         provider.provisioner().deleteVolume(volumeId, request.getSecretsMap());
+        inFlight.forgetResults((key, result) -> key.startsWith(volumeId + "/")
+            || (result instanceof CreateVolumeResponse created && created.getVolume().getVolumeId().equals(volumeId)));
         return DeleteVolumeResponse.getDefaultInstance();
       });
     });
@@ -206,6 +208,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       }
       return inFlight.run(volumeId + "/" + nodeId, "ControllerUnpublishVolume", request, () -> {
         attacher.unpublish(volumeId, nodeId, request.getSecretsMap());
+        if (nodeId.isEmpty()) { // detached from every node: no publish answer of the volume holds
+          inFlight.forgetResults((key, result) -> key.startsWith(volumeId + "/"));
+        }
         return ControllerUnpublishVolumeResponse.getDefaultInstance();
       });
     });
@@ -269,6 +274,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       }
       return inFlight.run(snapshotId, "DeleteSnapshot", request, () -> {
         snapshots.deleteSnapshot(snapshotId, request.getSecretsMap());
+        inFlight.forgetResults((key, result) -> result instanceof CreateSnapshotResponse created
+            && created.getSnapshot().getSnapshotId().equals(snapshotId));
         return DeleteSnapshotResponse.getDefaultInstance();
       });
     });

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -131,6 +132,16 @@ public final class InFlightOperations {
       Thread.currentThread().interrupt();
       throw DriverException.unavailable(operation + " of " + key + ": interrupted (the driver is stopping)");
     }
+  }
+
+  /**
+   * Forgets the kept successes {@code stale} matches (by key and result): what they describe was just undone under
+   * another key (a deleted volume's CreateVolume answer, its publishes), so that a repeat of the call does the work
+   * again instead of answering what is no longer true.
+   */
+  public void forgetResults(BiPredicate<String, Object> stale) {
+    operations.entrySet().removeIf(e -> e.getValue().succeeded()
+        && stale.test(e.getKey(), e.getValue().outcome.getNow(null)));
   }
 
   /** Whether an operation on {@code key} is running now. */

@@ -353,6 +353,24 @@ class ControllerServiceTest {
   }
 
   @Test
+  void aCreateAfterTheVolumeWasDeletedIsNotAnsweredFromTheKeptResult() {
+    ControllerBlockingStub controller = controller(everyPart());
+    ControllerPublishVolumeRequest publish = ControllerPublishVolumeRequest.newBuilder().setVolumeId("vol-pvc-1")
+        .setNodeId("i-1").setVolumeCapability(MOUNT).build();
+    String volumeId = controller.createVolume(createVolume("pvc-1").build()).getVolume().getVolumeId();
+    controller.controllerPublishVolume(publish);
+    controller.createVolume(createVolume("pvc-1").build());
+    assertThat(provisioner.createRequests()).as("a repeat while the answer is kept").hasSize(1);
+
+    controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(volumeId).build());
+    controller.createVolume(createVolume("pvc-1").build());
+    controller.controllerPublishVolume(publish);
+
+    assertThat(provisioner.createRequests()).as("the delete made the kept answer stale").hasSize(2);
+    assertThat(attacher.published()).as("so were the volume's publishes").hasSize(2);
+  }
+
+  @Test
   void publishIsGuardedPerVolumeAndNode() throws Exception {
     CallGate gate = CallGate.closed();
     attacher.holdAt(gate);
