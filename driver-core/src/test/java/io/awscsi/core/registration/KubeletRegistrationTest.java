@@ -309,6 +309,17 @@ class KubeletRegistrationTest {
     Path other = registry.resolve("other.sock");
     try (ServerSocketChannel newer = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
       newer.bind(UnixDomainSocketAddress.of(other));
+      // A live process accepts: without it every check's connection stays in the listen backlog, which fills
+      // (checks are frequent under load) so that connecting fails and the socket is rightly judged stale.
+      Thread.ofVirtual().start(() -> {
+        while (newer.isOpen()) {
+          try (var accepted = newer.accept()) {
+            // answered: nothing to read
+          } catch (java.io.IOException closed) {
+            return;
+          }
+        }
+      });
       Object otherIdentity = SocketFile.identity(other);
       Files.move(other, socket(), StandardCopyOption.ATOMIC_MOVE);
 
