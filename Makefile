@@ -86,7 +86,7 @@ cluster-down:
 
 ## test-chart-pods: the charts installed as pods (KUBE_LOCAL_DRIVER=chart, e2e/kube-local/driver-chart.sh) from the
 ##   local images: install, upgrade/rollback/uninstall, metrics, and the cluster cases below against the pods
-CHART_PODS_TESTS := io.awscsi.e2e.cluster.ChartPodsTest,io.awscsi.e2e.cluster.ChartUpgradeTest,io.awscsi.e2e.cluster.ChartUpstreamUpgradeTest,io.awscsi.e2e.cluster.EfsSharedVolumeTest,io.awscsi.e2e.cluster.EfsNodePluginRestartTest,io.awscsi.e2e.cluster.NetworkIsolationTest
+CHART_PODS_TESTS := io.awscsi.e2e.cluster.ChartPodsTest,io.awscsi.e2e.cluster.ChartUpgradeTest,io.awscsi.e2e.cluster.ChartUpstreamUpgradeTest,io.awscsi.e2e.cluster.ChartUpstreamRealUpgradeTest,io.awscsi.e2e.cluster.EfsSharedVolumeTest,io.awscsi.e2e.cluster.EfsNodePluginRestartTest,io.awscsi.e2e.cluster.NetworkIsolationTest
 test-chart-pods: image
 	@KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS='$(CHART_PODS_TESTS)' CLUSTER_REPORTS=e2e/target/surefire-reports-pods \
 	  CLUSTER_LOG=target-cluster-pods.log bash hack/test-cluster.sh

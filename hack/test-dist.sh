@@ -74,6 +74,38 @@ upstream_form_node_gets_the_nodes_class_path_and_serves() {
   kill -TERM "$(cat "$work/upnode.pid")"
   [[ "$cl" == *"$dist/lib/*"* && "$cl" != *"lib/controller"* && "$cl" == *"-Xmn1m"* ]]
 }
+# Upstream EFS's chart passes neither driver nor mode: the flag it renders in one pod alone names it.
+upstream_efs_node_form_starts_the_efs_node_with_the_nodes_flags() {
+  start upefsnode --logtostderr --v=2 --vol-metrics-opt-in=false --vol-metrics-refresh-period=240 \
+    --vol-metrics-fs-rate-limit=5 --max-inflight-mount-calls-opt-in=false --max-inflight-mount-calls=10 \
+    --volume-attach-limit-opt-in=false --volume-attach-limit=20 --force-unmount-after-timeout=false \
+    --unmount-timeout=30s --debug-logs=false --efs-cloudwatch-log-enabled=false \
+    --s3files-cloudwatch-log-enabled=true --s3files-cloudwatch-metrics-enabled=true $(efs_flags upefsnode)
+  wait_socket upefsnode || { cat "$work/upefsnode.log"; return 1; }
+  local cl; cl="$(cmdline upefsnode)"; echo "$cl"
+  call upefsnode GetPluginInfo | grep -q '"name": "efs.csi.aws.com"' || { cat "$work/upefsnode.log"; return 1; }
+  call upefsnode NodeGetInfo | grep -q '"nodeId": "i-0aaaaaaaaaaaaaaaa"' || { cat "$work/upefsnode.log"; return 1; }
+  ! call upefsnode ControllerGetCapabilities >/dev/null 2>&1 || { echo "the node serves the controller"; return 1; }
+  kill -TERM "$(cat "$work/upefsnode.pid")"
+  [[ "$cl" == *"$dist/lib/*"* && "$cl" != *"lib/controller"* && "$cl" == *"-Xmn1m"* ]]
+}
+upstream_efs_controller_form_starts_the_efs_controller() {
+  start upefsctl --logtostderr --v=2 --delete-access-point-root-dir=false --debug-logs=false \
+    --http-endpoint=127.0.0.1:0
+  wait_socket upefsctl || { cat "$work/upefsctl.log"; return 1; }
+  local cl; cl="$(cmdline upefsctl)"; echo "$cl"
+  call upefsctl GetPluginInfo | grep -q '"name": "efs.csi.aws.com"' || { cat "$work/upefsctl.log"; return 1; }
+  call upefsctl ControllerGetCapabilities | grep -q CREATE_DELETE_VOLUME || { cat "$work/upefsctl.log"; return 1; }
+  ! call upefsctl NodeGetInfo >/dev/null 2>&1 || { echo "the controller serves the node"; return 1; }
+  kill -TERM "$(cat "$work/upefsctl.pid")"
+  [[ "$cl" != *"-Xmn1m"* ]]
+}
+both_efs_pods_flags_without_a_mode_are_refused_naming_them() {
+  "$cli" --delete-access-point-root-dir --vol-metrics-opt-in --endpoint "unix://$work/both.sock" >"$work/both.out" 2>&1
+  local rc=$?; cat "$work/both.out"
+  [ "$rc" -eq 2 ] && grep -q -- '--delete-access-point-root-dir .*--vol-metrics-opt-in .*--mode' "$work/both.out" \
+    && [ ! -e "$work/both.sock" ]
+}
 sigterm_stops_the_node_and_removes_its_socket() {
   local pid; pid="$(cat "$work/node.pid")"
   kill -TERM "$pid"
@@ -519,6 +551,12 @@ check "node never opens the EC2 jar" node_never_opens_the_ec2_jar
 check "controller has the EC2 SDK and the default flags" controller_has_the_ec2_sdk_and_no_node_flags
 check "upstream's form (node as first argument, -v=2, --logging-format) starts the node with the node's flags" \
   upstream_form_node_gets_the_nodes_class_path_and_serves
+check "upstream EFS's node form (no driver, no mode, --vol-metrics-opt-in) starts the EFS node with the node's flags" \
+  upstream_efs_node_form_starts_the_efs_node_with_the_nodes_flags
+check "upstream EFS's controller form (--delete-access-point-root-dir) starts the EFS controller" \
+  upstream_efs_controller_form_starts_the_efs_controller
+check "both EFS pods' flags without a mode are refused naming them, exit 2" \
+  both_efs_pods_flags_without_a_mode_are_refused_naming_them
 check "no jar of a serving class path holds an emulator class; node and controller leave lib/local off" \
   serving_class_paths_hold_no_emulator
 check "no class of a serving class path refers to an emulator, emulation or local-runtime class" \

@@ -101,10 +101,11 @@ public record DriverOptions(
 
   public static DriverOptions parse(String[] args, Map<String, String> env) {
     refuseEmulatedDriverFlags(args);
+    UpstreamFlags.refuseUnsupported(args);
     // The flags are those of the one table --help prints.
     Flags f = Usage.SERVE.parse(UpstreamFlags.klogShortVerbosity(args));
     // Every default is the flag table's (Usage.SERVE), the one --help prints and docs/plugin-flags.json carries.
-    Driver driver = choice("driver", f.string("driver"), Driver.class);
+    Driver driver = choice("driver", UpstreamFlags.driver(f), Driver.class);
     Mode mode = choice("mode", UpstreamFlags.mode(f), Mode.class);
     UpstreamFlags.refuseWhatCannotBeHonoured(f);
     String endpoint = f.has("endpoint") ? f.string("endpoint") : env.getOrDefault("CSI_ENDPOINT", f.string("endpoint"));

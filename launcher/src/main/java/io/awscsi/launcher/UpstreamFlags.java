@@ -1,14 +1,18 @@
 package io.awscsi.launcher;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.logging.log4j.Level;
 
 /**
- * Upstream EBS driver's command-line forms, read in this driver's terms so that upstream's chart arguments and an
- * operator's {@code additionalArgs} keep working: the mode as the first argument, klog's {@code -v}, and flags that
- * name what this driver always does. A form that asks for what this driver cannot do stops the start saying so.
+ * Upstream drivers' command-line forms, read in this driver's terms so that upstream's chart arguments and an
+ * operator's {@code additionalArgs} keep working: EBS's mode as the first argument, klog's {@code -v}, EFS's command
+ * line (no mode, no driver: the EFS-only flags its chart always renders name the pod), and flags that name what this
+ * driver always does. A form that asks for what this driver cannot do stops the start saying so.
  */
 final class UpstreamFlags {
 
@@ -18,7 +22,92 @@ final class UpstreamFlags {
   static final int KLOG_DEBUG_FROM = 4;
   private static final List<String> MODES = List.of("controller", "node", "all");
 
+  /** Upstream EFS chart renders this in its controller alone (its node never takes it). */
+  static final String EFS_CONTROLLER_FLAG = "delete-access-point-root-dir";
+  /** Upstream EFS chart renders this in its node alone. */
+  static final String EFS_NODE_FLAG = "vol-metrics-opt-in";
+  /**
+   * Flags only the EBS driver reads: given with an EFS pod's flag and no {@code --driver}, which driver was meant is
+   * a guess. ({@code --volume-attach-limit} is not one: the EFS node reads it too, with its opt-in.)
+   */
+  private static final List<String> EBS_ONLY_FLAGS = List.of("extra-tags", "k8s-tag-cluster-id",
+      "modify-volume-request-handler-timeout", "reserved-volume-attachments", "legacy-xfs", "warn-on-invalid-tag",
+      "batching", "csi-mount-point-prefix");
+  /**
+   * Upstream flags that ask for what this driver cannot do, each with why: refused by name, before parsing, so the
+   * start stops saying what to do instead of only that the flag is unknown.
+   */
+  static final Map<String, String> REFUSED = refused();
+
+  private static Map<String, String> refused() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("adaptive-retry-mode", "asks for the AWS SDK's retry mode (adaptive: client-side rate limiting); this"
+        + " driver retries AWS calls itself (throttling and server faults, exponential backoff with jitter, bounded by"
+        + " the call's deadline) and has no SDK retry mode to choose; drop the flag");
+    m.put("metrics-cert-file", "/metrics is served over plain HTTP here (--http-endpoint); put TLS in front of it"
+        + " (e.g. a proxy sidecar) and drop the flag");
+    m.put("metrics-key-file", m.get("metrics-cert-file"));
+    return Map.copyOf(m);
+  }
+
   private UpstreamFlags() {}
+
+  /** Refuses a flag of {@link #REFUSED}, in any form ({@code --f}, {@code --f=v}, {@code -f}), saying why. */
+  static void refuseUnsupported(String[] args) {
+    for (String arg : args) {
+      if (!arg.startsWith("-")) {
+        continue;
+      }
+      String name = arg.replaceFirst("^--?", "").split("=", 2)[0];
+      if (REFUSED.containsKey(name)) {
+        throw new IllegalArgumentException("--" + name + ": " + REFUSED.get(name));
+      }
+    }
+  }
+
+  /**
+   * The driver: {@code --driver}, else {@code efs} when an EFS pod's flag that upstream EFS's chart always renders
+   * ({@code --delete-access-point-root-dir}, {@code --vol-metrics-opt-in}) is given, else the table's default
+   * ({@code ebs}). Such a flag with an EBS-only flag and no {@code --driver} is refused naming both.
+   */
+  static String driver(Flags f) {
+    if (f.has("driver")) {
+      return f.string("driver");
+    }
+    List<String> efs = efsPodFlags(f);
+    if (efs.isEmpty()) {
+      return f.string("driver");
+    }
+    List<String> ebs = EBS_ONLY_FLAGS.stream().filter(f::has).map(n -> "--" + n).toList();
+    if (!ebs.isEmpty()) {
+      throw new IllegalArgumentException(String.join(" and ", efs) + " (upstream EFS's) and " + String.join(", ", ebs)
+          + " (EBS's) name different drivers; give --driver ebs or --driver efs");
+    }
+    return "efs";
+  }
+
+  private static List<String> efsPodFlags(Flags f) {
+    return Stream.of(EFS_CONTROLLER_FLAG, EFS_NODE_FLAG).filter(f::has).map(n -> "--" + n).toList();
+  }
+
+  /**
+   * Upstream EFS's pod, when neither {@code --driver} nor a mode is given: {@code --delete-access-point-root-dir}
+   * (its controller's) makes it the controller, {@code --vol-metrics-opt-in} (its node's) the node, both is refused
+   * naming them; else the table's default mode. With {@code --driver} the command line is this driver's own, whose
+   * mode defaults to {@code all}.
+   */
+  private static String modeWithoutArgument(Flags f) {
+    if (f.has("mode") || f.has("driver")) {
+      return f.string("mode");
+    }
+    boolean controller = f.has(EFS_CONTROLLER_FLAG);
+    boolean node = f.has(EFS_NODE_FLAG);
+    if (controller && node) {
+      throw new IllegalArgumentException("--" + EFS_CONTROLLER_FLAG + " (upstream EFS's controller) and --"
+          + EFS_NODE_FLAG + " (its node) name different pods; give --mode controller, node or all");
+    }
+    return controller ? "controller" : node ? "node" : f.string("mode");
+  }
 
   /** {@code args} with klog's one-dash {@code -v} written as {@code --v}, which the flag table knows. */
   static String[] klogShortVerbosity(String[] args) {
@@ -38,7 +127,7 @@ final class UpstreamFlags {
   static String mode(Flags f) {
     List<String> positional = f.positional();
     if (positional.isEmpty()) {
-      return f.string("mode");
+      return modeWithoutArgument(f);
     }
     String first = positional.getFirst();
     if (!MODES.contains(first) || positional.size() > 1) {
@@ -58,6 +147,10 @@ final class UpstreamFlags {
     if (f.has("logtostderr") && !f.bool("logtostderr")) {
       throw new IllegalArgumentException("--logtostderr=false: this driver logs to stderr only (the container's log);"
           + " drop the flag");
+    }
+    if (f.has("s3files-utils-conf-overrides") && !f.string("s3files-utils-conf-overrides").isBlank()) {
+      throw new IllegalArgumentException("--s3files-utils-conf-overrides: this driver does not mount Amazon S3 Files"
+          + " (provisioningMode s3files-ap is refused), so there is no s3files-utils.conf to override; drop the flag");
     }
     if (f.has("batching") && !f.bool("batching")) {
       throw new IllegalArgumentException("--batching=false: this driver always batches DescribeVolumes and"
@@ -83,6 +176,15 @@ final class UpstreamFlags {
    * Both given must mean the same level: which one wins would be a guess.
    */
   static Level logLevel(Flags f, Level logLevel) {
+    if (f.bool("debug-logs")) {
+      // Upstream EFS sets klog's -v to 5 over whatever --v says (its chart renders both); efs-utils logs at DEBUG
+      // too, which the node's efs-utils.conf follows from the level.
+      if (f.has("log-level") && !logLevel.equals(Level.DEBUG)) {
+        throw new IllegalArgumentException("--debug-logs (log level debug) and --log-level " + f.string("log-level")
+            + " disagree; give one of them");
+      }
+      return Level.DEBUG;
+    }
     if (!f.has("v")) {
       return logLevel;
     }

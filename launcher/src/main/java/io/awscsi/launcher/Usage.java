@@ -15,6 +15,9 @@ public final class Usage {
   private static final String EFS = "EFS";
   private static final String UPSTREAM = "Upstream EBS driver's flags, so that its chart's arguments and"
       + " additionalArgs keep working (docs/parameters.md)";
+  private static final String UPSTREAM_EFS = "Upstream EFS driver's flags, so that its chart's arguments keep"
+      + " working (docs/parameters.md); without --driver and a mode, --delete-access-point-root-dir makes the EFS"
+      + " controller and --vol-metrics-opt-in the EFS node, as upstream's chart renders them";
   private static final String REGISTRATION = "Kubelet plugin registration in the node plugin, in place of"
       + " node-driver-registrar (modes node and all)";
 
@@ -85,7 +88,15 @@ public final class Usage {
           "the proxies' state (tests)"),
       Flag.of(EFS, "efs-work-dir", "DIR", EfsControllerOptions.DEFAULT_WORK_DIR.toString(), "where the controller"
           + " mounts file systems for efs-dir volumes and --delete-access-point-root-dir, one directory per file"
-          + " system, as upstream")));
+          + " system, as upstream"),
+      Flag.of(UPSTREAM_EFS, "debug-logs", "", "the same as --log-level debug (efs-utils logs at DEBUG too); over --v,"
+          + " as upstream"),
+      Flag.of(UPSTREAM_EFS, "s3files-cloudwatch-log-enabled", "", "accepted, no effect: no Amazon S3 Files volumes"
+          + " are mounted here"),
+      Flag.of(UPSTREAM_EFS, "s3files-cloudwatch-metrics-enabled", "", "accepted, no effect: no Amazon S3 Files"
+          + " volumes are mounted here"),
+      Flag.of(UPSTREAM_EFS, "s3files-utils-conf-overrides", "section:key=value,...", "accepted empty; any override"
+          + " is refused: no Amazon S3 Files volumes are mounted here")));
 
   /** {@code aws-csi-driver local}: both drivers on emulated AWS (io.awscsi.local, in lib/local). */
   public static final FlagTable LOCAL = new FlagTable("aws-csi-driver local", List.of(

@@ -18,7 +18,8 @@ import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
- * Every argument upstream's own EBS chart passes to its ebs-plugin container parses with this launcher: the real
+ * Every argument upstream's own EBS and EFS charts pass to their ebs-plugin and efs-plugin containers parses with this
+ * launcher, as the driver and mode of the pod: the real
  * chart (UPSTREAM_CHARTS, as helm/tests reads it) rendered now by helm (HELM_TEST_TOOLS_DIR/helm, as helm/tests finds
  * it), with its defaults and with additionalArgs an operator may have set, {@code $(CSI_ENDPOINT)} expanded from the
  * container's environment as the kubelet does. Skipped, saying why, where helm or the charts are not there.
@@ -34,18 +35,23 @@ class UpstreamChartArgsTest {
     return (dir == null || dir.isBlank() ? REPO.resolve("helm/tests/.tools") : Path.of(dir)).resolve("bin/helm");
   }
 
-  private static Path chart() {
+  private static Path chart(String driver) {
     String dir = System.getenv("UPSTREAM_CHARTS");
     Path root = dir == null || dir.isBlank() ? REPO.resolve("../shared/reference/upstream-charts") : Path.of(dir);
-    return root.resolve("charts/aws-ebs-csi-driver");
+    return root.resolve("charts/aws-" + driver + "-csi-driver");
   }
 
-  /** The ebs-plugin containers' args of the rendered chart, each with the kubelet's variable expansion done. */
+  /**
+   * The {@code driver}-plugin containers' args of upstream's chart of {@code driver}, rendered with {@code set}, the
+   * kubelet's variable expansion done.
+   */
   @SuppressWarnings("unchecked")
-  private static List<List<String>> pluginArgs(String... set) throws IOException, InterruptedException {
+  private static List<List<String>> chartPluginArgs(String driver, String... set) throws IOException,
+      InterruptedException {
+    Path chart = chart(driver);
     assumeThat(Files.isExecutable(helm())).as("helm at %s (set HELM_TEST_TOOLS_DIR)", helm()).isTrue();
-    assumeThat(Files.isDirectory(chart())).as("upstream's chart at %s (set UPSTREAM_CHARTS)", chart()).isTrue();
-    List<String> command = new ArrayList<>(List.of(helm().toString(), "template", "upstream", chart().toString(),
+    assumeThat(Files.isDirectory(chart)).as("upstream's chart at %s (set UPSTREAM_CHARTS)", chart).isTrue();
+    List<String> command = new ArrayList<>(List.of(helm().toString(), "template", "upstream", chart.toString(),
         "--namespace", "kube-system", "--kube-version", "1.37.2"));
     for (String s : set) {
       command.addAll(List.of("--set-json", s));
@@ -63,7 +69,7 @@ class UpstreamChartArgsTest {
       }
       for (Object c : (List<Object>) podSpec.get("containers")) {
         Map<String, Object> container = (Map<String, Object>) c;
-        if (!"ebs-plugin".equals(container.get("name"))) {
+        if (!(driver + "-plugin").equals(container.get("name"))) {
           continue;
         }
         Map<String, String> env = new java.util.HashMap<>();
@@ -98,7 +104,7 @@ class UpstreamChartArgsTest {
 
   @Test
   void upstreamsChartDefaultsParse() throws Exception {
-    List<List<String>> containers = pluginArgs();
+    List<List<String>> containers = chartPluginArgs("ebs");
 
     assertEachParses(containers);
     assertThat(containers).anySatisfy(args -> assertThat(args).contains("controller", "--batching=true",
@@ -108,7 +114,7 @@ class UpstreamChartArgsTest {
 
   @Test
   void upstreamsChartWithAdditionalArgsParses() throws Exception {
-    List<List<String>> containers = pluginArgs(
+    List<List<String>> containers = chartPluginArgs("ebs", 
         "controller.additionalArgs=[\"--warn-on-invalid-tag\",\"--metadata-sources=kubernetes,imds\",\"--v=5\"]",
         "node.additionalArgs=[\"--metadata-sources=kubernetes\",\"--logtostderr\"]",
         "controller.extraVolumeTags={\"team\":\"a\"}", "controller.loggingFormat=\"json\"", "node.loggingFormat=\"json\"");
@@ -120,5 +126,63 @@ class UpstreamChartArgsTest {
     assertThat(controller.metadataSources()).containsExactly("kubernetes", "imds");
     assertThat(controller.ebs().extraTags()).containsEntry("team", "a");
     assertThat(controller.logFormat()).isEqualTo(io.awscsi.core.logging.LoggingSetup.Format.JSON);
+  }
+
+  /** The rendered EFS pods' options: the controller's and the node's, told apart by what the launcher made of them. */
+  private static Map<DriverOptions.Mode, DriverOptions> efsPods(String... set) throws Exception {
+    List<List<String>> containers = chartPluginArgs("efs", set);
+    assertThat(containers).as("efs-plugin containers rendered").hasSize(2);
+    Map<DriverOptions.Mode, DriverOptions> out = new java.util.EnumMap<>(DriverOptions.Mode.class);
+    for (List<String> args : containers) {
+      assertThat(args).as("upstream EFS names neither driver nor mode").noneMatch(a -> a.startsWith("--driver")
+          || a.startsWith("--mode") || !a.startsWith("-"));
+      DriverOptions options = DriverOptions.parse(args.toArray(String[]::new), Map.of());
+      assertThat(options.driver()).as("%s", args).isEqualTo(DriverOptions.Driver.EFS);
+      io.awscsi.core.server.CsiEndpoint.parse(options.endpoint());
+      out.put(options.mode(), options);
+    }
+    return out;
+  }
+
+  @Test
+  void upstreamsEfsChartDefaultsStartTheEfsControllerAndNode() throws Exception {
+    Map<DriverOptions.Mode, DriverOptions> pods = efsPods("controller.enableMetrics=true");
+
+    assertThat(pods).containsOnlyKeys(DriverOptions.Mode.CONTROLLER, DriverOptions.Mode.NODE);
+    DriverOptions controller = pods.get(DriverOptions.Mode.CONTROLLER);
+    assertThat(controller.endpoint()).isEqualTo("unix:///var/lib/csi/sockets/pluginproxy/csi.sock");
+    assertThat(controller.httpEndpoint()).isEqualTo("0.0.0.0:3301");
+    assertThat(controller.efs().deleteAccessPointRootDir()).isFalse();
+    DriverOptions node = pods.get(DriverOptions.Mode.NODE);
+    assertThat(node.efs().volMetricsOptIn()).isFalse();
+    // the chart renders the limits' values always; they count only when opted in, as upstream
+    assertThat(node.efs().maxInflightMountCalls()).isEqualTo(-1);
+    assertThat(node.efs().volumeAttachLimit()).isZero();
+    assertThat(node.logLevel()).isEqualTo(org.apache.logging.log4j.Level.INFO);
+  }
+
+  @Test
+  void upstreamsEfsChartValuesReachTheirFlags() throws Exception {
+    Map<DriverOptions.Mode, DriverOptions> pods = efsPods("controller.deleteAccessPointRootDir=true",
+        "controller.tags={\"team\":\"a\"}", "node.volMetricsOptIn=true", "node.volMetricsRefreshPeriod=30",
+        "node.maxInflightMountCallsOptIn=true", "node.maxInflightMountCalls=4", "node.volumeAttachLimitOptIn=true",
+        "node.volumeAttachLimit=7", "node.forceUnmountAfterTimeout=true", "node.unmountTimeout=\"45s\"",
+        "node.efsCloudWatchLogEnabled=true", "debugLogs=true",
+        "node.efsUtilsConfOverrides=\"mount:retry_nfs_mount_command_count=5\"");
+
+    DriverOptions controller = pods.get(DriverOptions.Mode.CONTROLLER);
+    assertThat(controller.efs().deleteAccessPointRootDir()).isTrue();
+    assertThat(controller.efs().tags()).containsEntry("team", "a");
+    assertThat(controller.logLevel()).isEqualTo(org.apache.logging.log4j.Level.DEBUG);
+    DriverOptions node = pods.get(DriverOptions.Mode.NODE);
+    assertThat(node.efs().volMetricsOptIn()).isTrue();
+    assertThat(node.efs().volMetricsRefreshPeriod()).isEqualTo(java.time.Duration.ofMinutes(30));
+    assertThat(node.efs().maxInflightMountCalls()).isEqualTo(4);
+    assertThat(node.efs().volumeAttachLimit()).isEqualTo(7);
+    assertThat(node.efs().forceUnmountAfterTimeout()).isTrue();
+    assertThat(node.efs().unmountTimeout()).isEqualTo(java.time.Duration.ofSeconds(45));
+    assertThat(node.efs().cloudWatchLogEnabled()).isTrue();
+    assertThat(node.efs().efsUtilsConfOverrides()).hasSize(1);
+    assertThat(node.logLevel()).isEqualTo(org.apache.logging.log4j.Level.DEBUG);
   }
 }

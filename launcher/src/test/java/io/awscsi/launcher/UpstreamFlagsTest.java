@@ -154,4 +154,86 @@ class UpstreamFlagsTest {
     assertThat(io.awscsi.core.server.CsiEndpoint.parse(node.endpoint()).socketPath().toString())
         .isEqualTo("/csi/csi.sock");
   }
+
+  // Upstream EFS's command line: neither driver nor mode.
+
+  @Test
+  void upstreamEfsControllerFlagsStartTheEfsController() {
+    DriverOptions o = parse("--endpoint=unix:///csi/csi.sock", "--logtostderr", "--v=2",
+        "--delete-access-point-root-dir=false", "--debug-logs=false", "--http-endpoint=0.0.0.0:3301");
+    assertThat(o.driver()).isEqualTo(DriverOptions.Driver.EFS);
+    assertThat(o.mode()).isEqualTo(DriverOptions.Mode.CONTROLLER);
+    assertThat(o.logLevel()).isEqualTo(Level.INFO);
+  }
+
+  @Test
+  void upstreamEfsNodeFlagsStartTheEfsNode() {
+    DriverOptions o = parse("--endpoint=unix:/csi/csi.sock", "--logtostderr", "--v=2", "--vol-metrics-opt-in=false",
+        "--vol-metrics-refresh-period=240", "--vol-metrics-fs-rate-limit=5", "--max-inflight-mount-calls-opt-in=false",
+        "--max-inflight-mount-calls=10", "--volume-attach-limit-opt-in=false", "--volume-attach-limit=20",
+        "--force-unmount-after-timeout=false", "--unmount-timeout=30s", "--debug-logs=false",
+        "--efs-cloudwatch-log-enabled=false", "--s3files-cloudwatch-log-enabled=true",
+        "--s3files-cloudwatch-metrics-enabled=true", "--s3files-utils-conf-overrides=");
+    assertThat(o.driver()).isEqualTo(DriverOptions.Driver.EFS);
+    assertThat(o.mode()).isEqualTo(DriverOptions.Mode.NODE);
+  }
+
+  @Test
+  void bothEfsPodsFlagsWithoutAModeAreRefusedNamingThem() {
+    assertThatThrownBy(() -> parse("--delete-access-point-root-dir", "--vol-metrics-opt-in"))
+        .hasMessageContaining("--delete-access-point-root-dir").hasMessageContaining("--vol-metrics-opt-in")
+        .hasMessageContaining("--mode");
+    // a mode says which: the flags are the driver's own in mode all
+    assertThat(parse("--mode=all", "--delete-access-point-root-dir", "--vol-metrics-opt-in").driver())
+        .isEqualTo(DriverOptions.Driver.EFS);
+  }
+
+  @Test
+  void anEfsPodsFlagWithAnEbsOnlyFlagAndNoDriverIsRefusedNamingBoth() {
+    assertThatThrownBy(() -> parse("--vol-metrics-opt-in", "--extra-tags=a=b"))
+        .hasMessageContaining("--vol-metrics-opt-in").hasMessageContaining("--extra-tags")
+        .hasMessageContaining("--driver");
+    assertThatThrownBy(() -> parse("controller", "--delete-access-point-root-dir", "--batching"))
+        .hasMessageContaining("--batching");
+  }
+
+  @Test
+  void anExplicitDriverOrModeWins() {
+    DriverOptions withDriver = parse("--driver", "efs", "--delete-access-point-root-dir");
+    assertThat(withDriver.mode()).isEqualTo(DriverOptions.Mode.ALL);
+    assertThat(withDriver.efs().deleteAccessPointRootDir()).isTrue();
+    assertThat(parse("--driver=ebs", "--vol-metrics-opt-in").driver()).isEqualTo(DriverOptions.Driver.EBS);
+    assertThat(parse("--mode", "all", "--vol-metrics-opt-in").mode()).isEqualTo(DriverOptions.Mode.ALL);
+    assertThat(parse("controller", "--vol-metrics-opt-in").mode()).isEqualTo(DriverOptions.Mode.CONTROLLER);
+    // without either flag nothing changes: EBS, every service
+    assertThat(parse("--v=2").driver()).isEqualTo(DriverOptions.Driver.EBS);
+    assertThat(parse("--v=2").mode()).isEqualTo(DriverOptions.Mode.ALL);
+  }
+
+  @Test
+  void debugLogsIsTheDebugLevelOverKlogsVerbosity() {
+    assertThat(parse("--vol-metrics-opt-in", "--v=2", "--debug-logs=true").logLevel()).isEqualTo(Level.DEBUG);
+    assertThat(parse("--debug-logs", "--log-level=debug").logLevel()).isEqualTo(Level.DEBUG);
+    assertThat(parse("--v=2", "--debug-logs=false").logLevel()).isEqualTo(Level.INFO);
+    assertThatThrownBy(() -> parse("--debug-logs", "--log-level=warn")).hasMessageContaining("--debug-logs")
+        .hasMessageContaining("--log-level warn").hasMessageContaining("disagree");
+  }
+
+  @Test
+  void s3FilesOverridesAreRefusedAndItsCloudWatchFlagsAccepted() {
+    assertThat(parse("--vol-metrics-opt-in", "--s3files-cloudwatch-log-enabled=false",
+        "--s3files-cloudwatch-metrics-enabled=false", "--s3files-utils-conf-overrides= ").mode())
+        .isEqualTo(DriverOptions.Mode.NODE);
+    assertThatThrownBy(() -> parse("--vol-metrics-opt-in", "--s3files-utils-conf-overrides=mount:a=b"))
+        .hasMessageContaining("--s3files-utils-conf-overrides").hasMessageContaining("S3 Files");
+  }
+
+  @Test
+  void upstreamFlagsThisDriverCannotHonourAreRefusedSayingWhy() {
+    assertThatThrownBy(() -> parse("--delete-access-point-root-dir", "--adaptive-retry-mode=false"))
+        .hasMessageStartingWith("--adaptive-retry-mode:").hasMessageContaining("retries AWS calls itself");
+    assertThatThrownBy(() -> parse("--adaptive-retry-mode")).hasMessageStartingWith("--adaptive-retry-mode:");
+    assertThatThrownBy(() -> parse("--metrics-cert-file=/c.pem")).hasMessageContaining("plain HTTP");
+    assertThatThrownBy(() -> parse("--metrics-key-file", "/k.pem")).hasMessageStartingWith("--metrics-key-file:");
+  }
 }

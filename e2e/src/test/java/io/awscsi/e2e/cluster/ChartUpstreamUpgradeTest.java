@@ -20,13 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * succeeds (no immutable field changes) and every pod of this chart is Ready, registered with the kubelet, and a
  * volume is provisioned and mounted. The release is this chart's again afterwards, so the suite goes on with it.
  *
- * <p>Not yet here (issue 26, proof (c)): the same with upstream's REAL charts (UPSTREAM_CHARTS,
- * ../shared/reference/upstream-charts), volumes made under upstream's release and used after {@code helm upgrade}
- * (with {@code --reuse-values} and with the same values file) and after {@code helm rollback}. It needs upstream's Go
- * driver images on the local cluster: overriding only the image references to this project's image would run the
- * Java driver with upstream's arguments (positional {@code controller}/{@code node}, {@code --batching}, ...), which
- * it refuses. Until then the real charts are compared object by object at render level (helm/tests/upstream_compare.py,
- * upgrade and, read the other way, rollback), and this test upgrades the upstream-shaped fixtures live.
+ * <p>Upstream's REAL charts (UPSTREAM_CHARTS), with volumes made under upstream's release and used after {@code helm
+ * upgrade} (with {@code --reuse-values} and with the same values file) and after {@code helm rollback}, are
+ * {@link ChartUpstreamRealUpgradeTest}: the driver now starts from upstream's EBS and EFS command lines.
  */
 class ChartUpstreamUpgradeTest extends ClusterCase {
 
