@@ -14,7 +14,7 @@ import java.util.Optional;
  *
  * <p>In order of precedence: an explicit override set in code (tests, the local runtime); for EC2, upstream's
  * {@code AWS_EC2_ENDPOINT}; the SDK's standard {@code AWS_ENDPOINT_URL_<SERVICE>}; the SDK's {@code
- * AWS_ENDPOINT_URL}. The SDK for Java 2.40.2 reads the last two from the process environment by itself, so they are
+ * AWS_ENDPOINT_URL}. The SDK for Java 2.41.24 reads the last two from the process environment by itself, so they are
  * not passed to the client again: they are read here only to decide credentials and to log the endpoint. (The SDK also
  * honours the system properties {@code aws.endpointUrl*} and {@code endpoint_url} in the shared config file, which this
  * class does not see; a client using those gets the default credential chain.)

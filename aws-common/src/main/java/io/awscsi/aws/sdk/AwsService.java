@@ -20,7 +20,7 @@ public enum AwsService {
   }
 
   /**
-   * The variable the SDK (2.40.2, checked in {@code AwsEndpointEnvironmentTest}) reads for this service's endpoint; it
+   * The variable the SDK (2.41.24, checked in {@code AwsEndpointEnvironmentTest}) reads for this service's endpoint; it
    * takes precedence over {@link AwsEndpoints#GLOBAL_ENDPOINT_VARIABLE}.
    */
   public String endpointVariable() {

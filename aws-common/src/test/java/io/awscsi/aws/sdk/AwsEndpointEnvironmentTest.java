@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Checks that SDK 2.40.2 itself honours {@code AWS_ENDPOINT_URL_EC2}, {@code AWS_ENDPOINT_URL_EFS} and {@code
+ * Checks that SDK 2.41.24 itself honours {@code AWS_ENDPOINT_URL_EC2}, {@code AWS_ENDPOINT_URL_EFS} and {@code
  * AWS_ENDPOINT_URL} (so {@link AwsClientConfig} does not pass them again), and that a service-specific variable beats
  * the global one. The SDK reads the real process environment, hence a child JVM ({@link EndpointProbe}).
  */

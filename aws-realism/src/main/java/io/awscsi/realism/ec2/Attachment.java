@@ -11,14 +11,20 @@ import java.time.Instant;
  * @param attachedAt {@link Instant#MAX} while a test holds the attachment in {@code attaching}
  * @param detachStartedAt null until DetachVolume
  * @param detachedAt null until DetachVolume
+ * @param ebsCardIndex the EBS card AttachVolume named ({@code EbsCardIndex}, moto ignores it), null when none
  */
 public record Attachment(String volumeId, String instanceId, String device, String attachTime,
                          boolean deleteOnTermination, Instant attachedAt, Instant detachStartedAt,
-                         Instant detachedAt) {
+                         Instant detachedAt, Integer ebsCardIndex) {
 
   public static Attachment attaching(String volumeId, String instanceId, String device, String attachTime,
                                      Instant attachedAt) {
-    return new Attachment(volumeId, instanceId, device, attachTime, false, attachedAt, null, null);
+    return attaching(volumeId, instanceId, device, attachTime, attachedAt, null);
+  }
+
+  public static Attachment attaching(String volumeId, String instanceId, String device, String attachTime,
+                                     Instant attachedAt, Integer ebsCardIndex) {
+    return new Attachment(volumeId, instanceId, device, attachTime, false, attachedAt, null, null, ebsCardIndex);
   }
 
   public AttachmentState state(Instant now) {
@@ -29,17 +35,18 @@ public record Attachment(String volumeId, String instanceId, String device, Stri
   }
 
   public Attachment detaching(Instant now, Instant until) {
-    return new Attachment(volumeId, instanceId, device, attachTime, deleteOnTermination, attachedAt, now, until);
+    return new Attachment(volumeId, instanceId, device, attachTime, deleteOnTermination, attachedAt, now, until,
+        ebsCardIndex);
   }
 
   /** Completes an attachment a test held in {@code attaching}. */
   public Attachment released(Instant now) {
     return attachedAt.isAfter(now) ? new Attachment(volumeId, instanceId, device, attachTime, deleteOnTermination,
-        now, detachStartedAt, detachedAt) : this;
+        now, detachStartedAt, detachedAt, ebsCardIndex) : this;
   }
 
   public Attachment held() {
     return new Attachment(volumeId, instanceId, device, attachTime, deleteOnTermination, Instant.MAX,
-        detachStartedAt, detachedAt);
+        detachStartedAt, detachedAt, ebsCardIndex);
   }
 }

@@ -425,6 +425,7 @@ public final class Ec2Handler implements ServiceHandler {
     String volumeId = params.get("VolumeId").orElseThrow(() -> Ec2Errors.missingParameter("VolumeId"));
     String instanceId = params.get("InstanceId").orElseThrow(() -> Ec2Errors.missingParameter("InstanceId"));
     String device = params.get("Device").orElseThrow(() -> Ec2Errors.missingParameter("Device"));
+    Integer ebsCardIndex = ebsCardIndex(params);
     return locks.withLocks(List.of(volumeId, instanceId), () -> {
       VolumeView volume = moto.volume(request, volumeId).orElseThrow(() -> Ec2Errors.volumeNotFound(volumeId));
       InstanceView instance = moto.instance(request, instanceId)
@@ -486,10 +487,34 @@ public final class Ec2Handler implements ServiceHandler {
       Element root = doc.getDocumentElement();
       String attachTime = Xml.text(root, "attachTime").orElse(Ec2Views.timestamp(now));
       Attachment stored = state.putAttachment(Attachment.attaching(volumeId, instanceId, device, attachTime,
-          now.plus(profile.volumeAttach().sample(random))));
+          now.plus(profile.volumeAttach().sample(random)), ebsCardIndex));
       Xml.setText(root, "status", stored.state(now).wireName());
+      if (ebsCardIndex != null) {
+        Xml.setText(root, "ebsCardIndex", ebsCardIndex.toString());
+      }
       return response.withBody(Xml.write(doc));
     });
+  }
+
+  /**
+   * AttachVolume's {@code EbsCardIndex} (instance types with several EBS cards), which moto ignores: recorded with the
+   * attachment and shown where EC2 shows it. Only the value's form is checked: EC2 documents no per-card attachment
+   * limit nor its answer to a card the type lacks, so the layer refuses neither.
+   */
+  private static Integer ebsCardIndex(QueryParams params) {
+    Optional<String> value = params.get("EbsCardIndex");
+    if (value.isEmpty()) {
+      return null;
+    }
+    try {
+      int index = Integer.parseInt(value.get());
+      if (index >= 0) {
+        return index;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw Ec2Errors.invalidParameterValue("Invalid value '" + value.get() + "' for EbsCardIndex.");
   }
 
   private ProxyResponse detachVolume(ProxyRequest request, QueryParams params) {

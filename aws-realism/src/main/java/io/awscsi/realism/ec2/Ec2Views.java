@@ -43,8 +43,10 @@ final class Ec2Views {
         continue;
       }
       shown.add(instanceId);
-      state.attachment(volumeId, instanceId, now)
-          .ifPresent(a -> Xml.setText(item, "status", a.state(now).wireName()));
+      state.attachment(volumeId, instanceId, now).ifPresent(a -> {
+        Xml.setText(item, "status", a.state(now).wireName());
+        showCard(item, a);
+      });
     }
     // moto keeps one attachment per volume: the other attachments of a multi-attached volume, and those detaching,
     // exist only here.
@@ -57,6 +59,7 @@ final class Ec2Views {
         Xml.appendElement(item, "status", attachment.state(now).wireName());
         Xml.appendElement(item, "attachTime", attachment.attachTime());
         Xml.appendElement(item, "deleteOnTermination", String.valueOf(attachment.deleteOnTermination()));
+        showCard(item, attachment);
       }
     }
     boolean attached = !Xml.children(attachmentSet, "item").isEmpty();
@@ -104,8 +107,10 @@ final class Ec2Views {
         continue;
       }
       shown.add(volumeId);
-      overlay.stream().filter(a -> a.volumeId().equals(volumeId)).findFirst()
-          .ifPresent(a -> Xml.setText(ebs, "status", a.state(now).wireName()));
+      overlay.stream().filter(a -> a.volumeId().equals(volumeId)).findFirst().ifPresent(a -> {
+        Xml.setText(ebs, "status", a.state(now).wireName());
+        showCard(ebs, a);
+      });
     }
     for (Attachment attachment : overlay) {
       if (!shown.contains(attachment.volumeId())) {
@@ -116,7 +121,15 @@ final class Ec2Views {
         Xml.appendElement(ebs, "deleteOnTermination", String.valueOf(attachment.deleteOnTermination()));
         Xml.appendElement(ebs, "status", attachment.state(now).wireName());
         Xml.appendElement(ebs, "volumeId", attachment.volumeId());
+        showCard(ebs, attachment);
       }
+    }
+  }
+
+  /** The EBS card AttachVolume named, as EC2 shows it in an attachment and a block device mapping. */
+  private static void showCard(Element element, Attachment attachment) {
+    if (attachment.ebsCardIndex() != null) {
+      Xml.setText(element, "ebsCardIndex", attachment.ebsCardIndex().toString());
     }
   }
 

@@ -7,6 +7,7 @@ import io.awscsi.core.provider.Reachability;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -46,14 +47,23 @@ public interface EbsCloud {
 
   // ---- attachments
 
-  /** AttachVolume; the answer is usually still attaching. */
-  Attachment attach(String volumeId, String instanceId, String device, CallDeadline deadline);
+  /**
+   * AttachVolume; the answer is usually still attaching. {@code ebsCard} is the EBS card to attach on (EC2's
+   * {@code EbsCardIndex}), empty on an instance type with one card.
+   */
+  Attachment attach(String volumeId, String instanceId, String device, OptionalInt ebsCard, CallDeadline deadline);
 
   /** DetachVolume; the answer names the device the attachment used. */
   Attachment detach(String volumeId, String instanceId, CallDeadline deadline);
 
   /** The instance by id; empty when it does not exist. */
   Optional<Ec2Instance> instance(String instanceId, CallDeadline deadline);
+
+  /**
+   * DescribeInstanceTypes of one type: its {@code EbsInfo.MaximumEbsCards}; empty when EC2 does not say (a type with
+   * one card). Fails like every call (the caller falls back to a static table).
+   */
+  OptionalInt maximumEbsCards(String instanceType, CallDeadline deadline);
 
   // ---- modifications and tags
 

@@ -21,6 +21,7 @@ public enum Ec2Action implements AwsAction {
   LOCK_SNAPSHOT("LockSnapshot", true),
   DESCRIBE_VOLUMES("DescribeVolumes", false),
   DESCRIBE_INSTANCES("DescribeInstances", false),
+  DESCRIBE_INSTANCE_TYPES("DescribeInstanceTypes", false),
   DESCRIBE_SNAPSHOTS("DescribeSnapshots", false),
   DESCRIBE_VOLUMES_MODIFICATIONS("DescribeVolumesModifications", false),
   DESCRIBE_VOLUME_STATUS("DescribeVolumeStatus", false),

@@ -218,11 +218,14 @@ public final class SdkEbsCloud implements EbsCloud {
   // ---- attachments
 
   @Override
-  public Attachment attach(String volumeId, String instanceId, String device, CallDeadline deadline) {
-    AttachVolumeResponse a = calls.run(Ec2Action.ATTACH_VOLUME, deadline, o -> ec2.attachVolume(r -> r
-        .overrideConfiguration(o).volumeId(volumeId).instanceId(instanceId).device(device)));
+  public Attachment attach(String volumeId, String instanceId, String device, OptionalInt ebsCard,
+      CallDeadline deadline) {
+    AttachVolumeResponse a = calls.run(Ec2Action.ATTACH_VOLUME, deadline, o -> ec2.attachVolume(r -> {
+      r.overrideConfiguration(o).volumeId(volumeId).instanceId(instanceId).device(device);
+      ebsCard.ifPresent(r::ebsCardIndex);
+    }));
     return new Attachment(volumeId, instanceId, a.device() == null ? device : a.device(),
-        Attachment.State.of(a.stateAsString()), a.attachTime());
+        Attachment.State.of(a.stateAsString()), a.attachTime(), card(a.ebsCardIndex()));
   }
 
   /** DetachVolume; the answer names the device the attachment used. */
@@ -238,6 +241,14 @@ public final class SdkEbsCloud implements EbsCloud {
   @Override
   public Optional<Ec2Instance> instance(String instanceId, CallDeadline deadline) {
     return instancesById.get(instanceId, deadline);
+  }
+
+  @Override
+  public OptionalInt maximumEbsCards(String instanceType, CallDeadline deadline) {
+    return calls.run(Ec2Action.DESCRIBE_INSTANCE_TYPES, deadline, o -> ec2.describeInstanceTypes(r -> r
+        .overrideConfiguration(o).instanceTypesWithStrings(instanceType))).instanceTypes().stream()
+        .filter(t -> t.ebsInfo() != null && t.ebsInfo().maximumEbsCards() != null)
+        .mapToInt(t -> t.ebsInfo().maximumEbsCards()).findFirst();
   }
 
   // ---- modifications and tags
@@ -493,19 +504,27 @@ public final class SdkEbsCloud implements EbsCloud {
 
   private static Attachment attachment(VolumeAttachment a) {
     return new Attachment(a.volumeId(), a.instanceId(), a.device(), Attachment.State.of(a.stateAsString()),
-        a.attachTime());
+        a.attachTime(), card(a.ebsCardIndex()));
+  }
+
+  private static OptionalInt card(Integer ebsCardIndex) {
+    return ebsCardIndex == null ? OptionalInt.empty() : OptionalInt.of(ebsCardIndex);
   }
 
   private static Ec2Instance instance(Instance i) {
     Map<String, String> devices = new HashMap<>();
+    Map<String, Integer> cards = new HashMap<>();
     if (i.hasBlockDeviceMappings()) {
       for (InstanceBlockDeviceMapping m : i.blockDeviceMappings()) {
         devices.put(m.deviceName(), m.ebs() == null || m.ebs().volumeId() == null ? "" : m.ebs().volumeId());
+        if (m.ebs() != null && m.ebs().ebsCardIndex() != null) {
+          cards.put(m.deviceName(), m.ebs().ebsCardIndex());
+        }
       }
     }
     return new Ec2Instance(i.instanceId(), i.instanceTypeAsString(),
         i.placement() == null ? "" : i.placement().availabilityZone(),
-        i.state() == null ? "running" : i.state().nameAsString(), devices);
+        i.state() == null ? "running" : i.state().nameAsString(), devices, cards);
   }
 
   private static DiskSnapshot snapshot(Snapshot s) {

@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -23,6 +24,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Names go round-robin rather than lowest-free-first, because reusing a name that was just released is a known
  * way to get an attachment stuck in "attaching"; names that recently failed are tried only when nothing else is left.
+ *
+ * <p>On an instance type with several EBS cards each name in use also has the card its volume is on (from the
+ * mapping's {@code EbsCardIndex}, or the card this driver chose), and {@link #chooseCard} picks the card for a new
+ * attachment as upstream does: the one with the fewest volumes, the lower index on a tie.
  */
 public final class DeviceNameAllocator {
 
@@ -45,7 +50,13 @@ public final class DeviceNameAllocator {
     boolean stale;
     /** Names this driver attached and has not seen detached, with when. */
     final Map<String, Long> attachedHere = new HashMap<>();
+    /** The EBS card of names in use that have one (only meaningful while the name is in use). */
+    final Map<String, Integer> cards = new HashMap<>();
     int next;
+
+    boolean inUse(String name) {
+      return reserved.contains(name) || attachedHere.containsKey(name) || mapped != null && mapped.contains(name);
+    }
   }
 
   private final Map<String, InstanceNames> instances = new HashMap<>();
@@ -86,10 +97,23 @@ public final class DeviceNameAllocator {
    * answered. Names this driver attached shortly before are kept even if the answer does not list them yet; older
    * ones it does not list were detached by someone else.
    */
-  public synchronized void mapped(String instanceId, Set<String> names, long askedAt) {
+  public void mapped(String instanceId, Set<String> names, long askedAt) {
+    mapped(instanceId, names, Map.of(), askedAt);
+  }
+
+  /** As {@link #mapped(String, Set, long)}, with the EBS card of the mapped names that have one. */
+  public synchronized void mapped(String instanceId, Set<String> names, Map<String, Integer> cardByName,
+      long askedAt) {
     InstanceNames state = instances.computeIfAbsent(instanceId, id -> new InstanceNames());
     if (state.mapped != null && !state.stale && askedAt - state.mappedAt < 0) {
       return; // a newer mapping is already known
+    }
+    for (String name : names) {
+      if (cardByName.containsKey(name)) {
+        state.cards.put(name, cardByName.get(name));
+      } else {
+        state.cards.remove(name);
+      }
     }
     state.mapped = Set.copyOf(names);
     state.mappedAt = askedAt;
@@ -144,6 +168,33 @@ public final class DeviceNameAllocator {
     state.reserved.add(name);
     state.next = (index + 1) % NAMES.size();
     return name;
+  }
+
+  /**
+   * The EBS card for the attachment about to be made with {@code name} (reserved by {@link #allocate}) on an instance
+   * with {@code cardCount} cards, remembered with the name: as upstream's {@code getNextCardIndex}, the card with the
+   * fewest volumes among the instance's names in use (mapped, attached here, reserved), the lower index on a tie.
+   * Empty on an instance with one card, where EC2 takes no card index.
+   */
+  public synchronized OptionalInt chooseCard(String instanceId, String name, int cardCount) {
+    if (cardCount <= 1) {
+      return OptionalInt.empty();
+    }
+    InstanceNames state = instances.computeIfAbsent(instanceId, id -> new InstanceNames());
+    int[] volumes = new int[cardCount];
+    state.cards.forEach((other, card) -> {
+      if (!other.equals(name) && card >= 0 && card < cardCount && state.inUse(other)) {
+        volumes[card]++;
+      }
+    });
+    int chosen = 0;
+    for (int card = 1; card < cardCount; card++) {
+      if (volumes[card] < volumes[chosen]) {
+        chosen = card;
+      }
+    }
+    state.cards.put(name, chosen);
+    return OptionalInt.of(chosen);
   }
 
   /** EC2 took an attachment with this name (the reservation, if any, becomes "attached here"). */

@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -48,6 +49,9 @@ final class EbsVolumeAttacher implements VolumeAttacher {
   private final KeyedLocks volumes = new KeyedLocks();
   /** Attachments sent to EC2 and not yet seen attached: volume id -> instance ids. */
   private final Map<String, Set<String>> inProgress = new ConcurrentHashMap<>();
+  /** The instance type of each node whose instance was described (a node's type never changes). */
+  private final Map<String, String> instanceTypes = new ConcurrentHashMap<>();
+  private final EbsCardCounts cards;
 
   private final VolumeInitializationGate initializations;
 
@@ -68,9 +72,11 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     this.detachPending.register(metrics);
     this.waiter = new VolumeAttachmentWaiter(ec2, options.stuckAttachingTimeout(), detachPending);
     this.initializations = new VolumeInitializationGate(ec2, clock);
+    this.cards = new EbsCardCounts(ec2, clock);
   }
 
-  private record Started(String device, Instant since, boolean reserved) {}
+  /** {@code card}: the EBS card AttachVolume named, which the attachment must show (empty: none named). */
+  private record Started(String device, Instant since, boolean reserved, OptionalInt card) {}
 
   @Override
   public Map<String, String> publish(PublishRequest request) {
@@ -92,7 +98,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     }
     Attachment attached;
     try {
-      attached = waiter.awaitAttached(volumeId, nodeId, started.since(), deadline);
+      attached = waiter.awaitAttached(volumeId, nodeId, started.since(), started.card(), deadline);
       LOG.info("ControllerPublishVolume: {} attached to {} as {}", volumeId, nodeId, attached.device());
     } catch (DriverException e) {
       if (started.reserved()) {
@@ -127,7 +133,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       if (a.state() == Attachment.State.ATTACHED || a.state() == Attachment.State.ATTACHING) {
         Instant since = a.attachedAt() != null ? a.attachedAt() : Instant.now();
         devices.attached(nodeId, a.device());
-        return new Started(a.device(), since, false);
+        return new Started(a.device(), since, false, OptionalInt.empty());
       }
       throw DriverException.unavailable("volume " + volumeId + " is " + a.state().name().toLowerCase() + " from "
           + nodeId + "; ControllerPublishVolume will be retried when the detach has finished");
@@ -141,21 +147,25 @@ final class EbsVolumeAttacher implements VolumeAttacher {
     }
     if (instanceLookup != null) {
       join(instanceLookup);
+    } else if (!instanceTypes.containsKey(nodeId)) {
+      join(lookUpInstance(nodeId, deadline));
     }
+    int cardCount = cards.cardsOf(instanceTypes.get(nodeId), deadline);
     Set<String> refused = new HashSet<>();
     for (int attempt = 1; ; attempt++) {
       String device = devices.allocate(nodeId, refused).orElseThrow(() -> DriverException.resourceExhausted(
           "instance " + nodeId + " has no free device name left (" + DeviceNameAllocator.NAMES.size()
               + " in use or reserved); detach volumes from it or schedule elsewhere"));
       boolean mayRetry = attempt < DEVICE_NAME_ATTEMPTS;
+      OptionalInt card = devices.chooseCard(nodeId, device, cardCount);
       try {
-        ec2.attach(volumeId, nodeId, device, deadline);
+        ec2.attach(volumeId, nodeId, device, card, deadline);
         // The attach starts when EC2 accepts it, not when the call began waiting for a token: the polls learn how
         // long EC2 takes (AdaptiveBackoff), which the wait for the rate limit must not inflate.
         Instant since = Instant.now();
         devices.attached(nodeId, device);
         inProgress.computeIfAbsent(volumeId, v -> ConcurrentHashMap.newKeySet()).add(nodeId);
-        return new Started(device, since, true);
+        return new Started(device, since, true, card);
       } catch (AwsCallException e) {
         switch (e.error()) {
           case AwsCallError.DeviceNameInUse d when mayRetry -> {
@@ -186,6 +196,7 @@ final class EbsVolumeAttacher implements VolumeAttacher {
             devices.release(nodeId, device);
             if (nf.resource().equals("instance")) {
               devices.forget(nodeId);
+              instanceTypes.remove(nodeId);
             }
             throw DriverException.notFound("AttachVolume of " + volumeId + " to " + nodeId + ": " + nf.message());
           }
@@ -208,9 +219,11 @@ final class EbsVolumeAttacher implements VolumeAttacher {
       Optional<Ec2Instance> instance = ec2.instance(nodeId, deadline).filter(i -> !i.gone());
       if (instance.isEmpty()) {
         devices.forget(nodeId);
+        instanceTypes.remove(nodeId);
         throw DriverException.notFound("node " + nodeId + " is not an existing EC2 instance");
       }
-      devices.mapped(nodeId, instance.get().volumesByDevice().keySet(), askedAt);
+      devices.mapped(nodeId, instance.get().volumesByDevice().keySet(), instance.get().cardByDevice(), askedAt);
+      instanceTypes.put(nodeId, instance.get().instanceType());
       return instance;
     }, LOOKUPS);
   }

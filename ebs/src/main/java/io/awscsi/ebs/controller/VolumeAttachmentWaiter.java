@@ -9,6 +9,7 @@ import io.awscsi.ebs.cloud.EbsCloud;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -40,8 +41,13 @@ final class VolumeAttachmentWaiter {
     this.detachPending = detachPending;
   }
 
-  /** Waits until the volume is attached to the instance; {@code since} is when EC2 accepted AttachVolume. */
-  Attachment awaitAttached(String volumeId, String instanceId, Instant since, CallDeadline deadline) {
+  /**
+   * Waits until the volume is attached to the instance; {@code since} is when EC2 accepted AttachVolume. With a
+   * {@code card} (the EBS card AttachVolume named), an attachment is attached only once EC2 shows it on that card,
+   * as upstream's WaitForAttachmentState.
+   */
+  Attachment awaitAttached(String volumeId, String instanceId, Instant since, OptionalInt card,
+      CallDeadline deadline) {
     String what = "waiting for " + volumeId + " to attach to " + instanceId;
     try {
       return StatePoller.await(attachPolls, deadline, since, what, () -> {
@@ -57,7 +63,14 @@ final class VolumeAttachmentWaiter {
         }
         Attachment a = attachment.get();
         return switch (a.state()) {
-          case ATTACHED -> Optional.of(a);
+          case ATTACHED -> {
+            if (card.isPresent() && !a.ebsCard().equals(card)) {
+              LOG.info("{} is attached to {} on EBS card {}, expected card {}; still waiting", volumeId, instanceId,
+                  a.ebsCard().isPresent() ? a.ebsCard().getAsInt() : "(none)", card.getAsInt());
+              yield Optional.empty();
+            }
+            yield Optional.of(a);
+          }
           case ATTACHING -> {
             Instant started = a.attachedAt() != null && a.attachedAt().isAfter(since.minus(Duration.ofDays(1)))
                 ? earlier(a.attachedAt(), since) : since;

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,6 +41,10 @@ public final class InMemoryEbsCloud implements EbsCloud {
   private final AtomicInteger ids = new AtomicInteger(0x1000);
   private final Reachability reachability = new Reachability("EC2");
   private boolean autoSettle = true;
+  private final Map<String, Integer> maximumEbsCards = new HashMap<>();
+  private OptionalInt forcedCard = OptionalInt.empty();
+  /** Card of the devices {@link #attachedElsewhere} put on instances, by instance id + device. */
+  private final Map<String, Integer> otherCards = new HashMap<>();
 
   private static final class Volume {
     Disk disk;
@@ -100,9 +105,33 @@ public final class InMemoryEbsCloud implements EbsCloud {
 
   /** A running instance (a node) in {@code zone}; its root volume uses /dev/xvda. */
   public synchronized String runInstance(String zone) {
+    return runInstance(zone, "m5.large");
+  }
+
+  /** A running instance of {@code instanceType} in {@code zone}; its root volume uses /dev/xvda (on card 0). */
+  public synchronized String runInstance(String zone, String instanceType) {
     String id = "i-" + Integer.toHexString(ids.incrementAndGet()) + "00000000";
-    instances.put(id, new Instance(id, "m5.large", zone, "running", Map.of("/dev/xvda", "vol-root")));
+    instances.put(id, new Instance(id, instanceType, zone, "running", Map.of("/dev/xvda", "vol-root")));
     return id;
+  }
+
+  /** What DescribeInstanceTypes says of the type's {@code MaximumEbsCards} from now on (unset: nothing). */
+  public synchronized void maximumEbsCards(String instanceType, int cards) {
+    maximumEbsCards.put(instanceType, cards);
+  }
+
+  /** From now on EC2 puts attachments on {@code card} whatever AttachVolume asked for (a card mismatch). */
+  public synchronized void attachOnCard(int card) {
+    forcedCard = OptionalInt.of(card);
+  }
+
+  /** A volume of someone else attached to the instance on {@code device} and EBS card {@code card}. */
+  public synchronized void attachedElsewhere(String instanceId, String device, int card) {
+    Instance i = instances.get(instanceId);
+    Map<String, String> devices = new HashMap<>(i.rootDevices());
+    devices.put(device, "vol-other" + Integer.toHexString(ids.incrementAndGet()));
+    instances.put(instanceId, new Instance(i.id(), i.type(), i.zone(), i.state(), devices));
+    otherCards.put(instanceId + device, card);
   }
 
   public synchronized void terminate(String instanceId) {
@@ -135,7 +164,8 @@ public final class InMemoryEbsCloud implements EbsCloud {
         v.disk = withState(v.disk, Disk.State.AVAILABLE);
       }
       v.attachments.replaceAll((instance, a) -> a.state() == Attachment.State.ATTACHING
-          ? new Attachment(a.volumeId(), a.instanceId(), a.device(), Attachment.State.ATTACHED, a.attachedAt()) : a);
+          ? new Attachment(a.volumeId(), a.instanceId(), a.device(), Attachment.State.ATTACHED, a.attachedAt(),
+              a.ebsCard()) : a);
       v.attachments.values().removeIf(a -> a.state() == Attachment.State.DETACHING);
     }
     volumes.values().removeIf(v -> v.disk.state() == Disk.State.DELETING);
@@ -310,7 +340,8 @@ public final class InMemoryEbsCloud implements EbsCloud {
   // ---- attachments
 
   @Override
-  public synchronized Attachment attach(String volumeId, String instanceId, String device, CallDeadline deadline) {
+  public synchronized Attachment attach(String volumeId, String instanceId, String device, OptionalInt ebsCard,
+      CallDeadline deadline) {
     enter(Ec2Action.ATTACH_VOLUME);
     Volume v = existing(volumeId);
     Instance i = instances.get(instanceId);
@@ -332,7 +363,13 @@ public final class InMemoryEbsCloud implements EbsCloud {
       throw fail("InvalidParameterValue", "Invalid value '" + device + "' for unixDevice. Attachment point "
           + device + " is already in use");
     }
-    Attachment a = new Attachment(volumeId, instanceId, device, Attachment.State.ATTACHING, Instant.now());
+    int cards = maximumEbsCards.getOrDefault(i.type(), 1);
+    if (ebsCard.isPresent() && (ebsCard.getAsInt() < 0 || ebsCard.getAsInt() >= cards)) {
+      throw fail("InvalidParameterValue", "Invalid value '" + ebsCard.getAsInt() + "' for EbsCardIndex: instance type "
+          + i.type() + " has " + cards + " EBS card(s)");
+    }
+    Attachment a = new Attachment(volumeId, instanceId, device, Attachment.State.ATTACHING, Instant.now(),
+        forcedCard.isPresent() ? forcedCard : ebsCard);
     v.attachments.put(instanceId, a);
     return a;
   }
@@ -346,7 +383,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
       throw fail("IncorrectState", "Volume '" + volumeId + "' is in the 'available' state.");
     }
     Attachment detaching = new Attachment(volumeId, instanceId, a.device(), Attachment.State.DETACHING,
-        a.attachedAt());
+        a.attachedAt(), a.ebsCard());
     v.attachments.put(instanceId, detaching);
     return detaching;
   }
@@ -355,7 +392,29 @@ public final class InMemoryEbsCloud implements EbsCloud {
   public synchronized Optional<Ec2Instance> instance(String instanceId, CallDeadline deadline) {
     read(Ec2Action.DESCRIBE_INSTANCES);
     return Optional.ofNullable(instances.get(instanceId))
-        .map(i -> new Ec2Instance(i.id(), i.type(), i.zone(), i.state(), devicesOf(i)));
+        .map(i -> new Ec2Instance(i.id(), i.type(), i.zone(), i.state(), devicesOf(i), cardsOf(i)));
+  }
+
+  @Override
+  public synchronized OptionalInt maximumEbsCards(String instanceType, CallDeadline deadline) {
+    enter(Ec2Action.DESCRIBE_INSTANCE_TYPES);
+    Integer cards = maximumEbsCards.get(instanceType);
+    return cards == null ? OptionalInt.empty() : OptionalInt.of(cards);
+  }
+
+  /** The card of each device that has one, as EC2's block device mapping shows it on a type with several cards. */
+  private Map<String, Integer> cardsOf(Instance i) {
+    Map<String, Integer> cards = new HashMap<>();
+    if (maximumEbsCards.getOrDefault(i.type(), 1) > 1) {
+      i.rootDevices().keySet().forEach(d -> cards.put(d, otherCards.getOrDefault(i.id() + d, 0)));
+    }
+    volumes.values().forEach(v -> {
+      Attachment a = v.attachments.get(i.id());
+      if (a != null && a.ebsCard().isPresent()) {
+        cards.put(a.device(), a.ebsCard().getAsInt());
+      }
+    });
+    return cards;
   }
 
   private Map<String, String> devicesOf(Instance i) {

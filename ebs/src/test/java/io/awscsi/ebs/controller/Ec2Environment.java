@@ -65,7 +65,12 @@ final class Ec2Environment implements AutoCloseable {
 
   /** A running instance (a node) in {@code zone}. */
   String runInstance(String zone) {
-    return ec2.runInstances(r -> r.imageId("ami-12c6146b").minCount(1).maxCount(1).instanceType("m5.large")
+    return runInstance(zone, "m5.large");
+  }
+
+  /** A running instance of {@code instanceType} in {@code zone}. */
+  String runInstance(String zone, String instanceType) {
+    return ec2.runInstances(r -> r.imageId("ami-12c6146b").minCount(1).maxCount(1).instanceType(instanceType)
         .placement(p -> p.availabilityZone(zone))).instances().getFirst().instanceId();
   }
 
