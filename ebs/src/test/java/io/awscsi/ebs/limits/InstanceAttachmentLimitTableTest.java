@@ -46,8 +46,11 @@ class InstanceAttachmentLimitTableTest {
     "c8gb.metal-24xl,     39, dedicated",
     "x8i.metal-96xl,      79, dedicated",
     // exceptions to the ladder
-    "c8gn.48xlarge,       64, dedicated",
-    "r8gn.metal-48xl,     39, dedicated",
+    "c8gn.48xlarge,      128, dedicated",
+    "r8gn.metal-48xl,     78, dedicated",
+    "c8in.96xlarge,      128, dedicated",
+    "m8in.metal-96xl,    78, dedicated",
+    "g7.48xlarge,        128, dedicated",
     "r8gb.metal-48xl,     78, dedicated",
     "m8a.metal-24xl,      64, dedicated",
     "m8i.metal-48xl,      64, dedicated",
