@@ -37,6 +37,9 @@ class ParameterEffectsTableTest {
   static final String FLAG = "flag";
   static final String BEGIN = "<!-- parameter-effects.json rendered by ParameterEffectsTableTest: begin -->";
   static final String END = "<!-- parameter-effects.json rendered by ParameterEffectsTableTest: end -->";
+  static final Path README = ROOT.resolve("README.md");
+  static final String SUMMARY_BEGIN = "<!-- parameter-effects.json summarised by ParameterEffectsTableTest: begin -->";
+  static final String SUMMARY_END = "<!-- parameter-effects.json summarised by ParameterEffectsTableTest: end -->";
 
   /** Kinds in the order the rendered table lists them, with their headings. */
   static final Map<String, String> KINDS = new LinkedHashMap<>();
@@ -180,6 +183,36 @@ class ParameterEffectsTableTest {
     }
     assertThat(doc).as("%s is stale: run mvn -o -q -pl launcher -am test -Dtest=ParameterEffectsTableTest"
         + " -Dsurefire.failIfNoSpecifiedTests=false -DwriteParameterEffects=true", RENDERED).isEqualTo(expected);
+  }
+
+  @Test
+  void theReadmeSummaryIsTheJson() throws IOException {
+    String doc = Files.readString(README, StandardCharsets.UTF_8);
+    int begin = doc.indexOf(SUMMARY_BEGIN);
+    int end = doc.indexOf(SUMMARY_END);
+    assertThat(begin).as("%s holds the markers %s ... %s", README, SUMMARY_BEGIN, SUMMARY_END).isNotNegative();
+    assertThat(end).isGreaterThan(begin);
+    String expected = doc.substring(0, begin + SUMMARY_BEGIN.length()) + "\n" + summary(entries())
+        + doc.substring(end);
+    if (Boolean.getBoolean("writeParameterEffects")) {
+      Files.writeString(README, expected, StandardCharsets.UTF_8);
+      doc = expected;
+    }
+    assertThat(doc).as("%s is stale: run mvn -o -q -pl launcher -am test -Dtest=ParameterEffectsTableTest"
+        + " -Dsurefire.failIfNoSpecifiedTests=false -DwriteParameterEffects=true", README).isEqualTo(expected);
+  }
+
+  /** One row per kind: every key or flag accepted, those without effect marked (the README's short form). */
+  static String summary(List<Entry> entries) {
+    StringBuilder b = new StringBuilder("\n| Kind | Accepted (* accepted for upstream compatibility, no effect) |\n"
+        + "|---|---|\n");
+    for (Map.Entry<String, String> kind : KINDS.entrySet()) {
+      b.append("| ").append(kind.getValue()).append(" | ").append(String.join(", ", entries.stream()
+          .filter(e -> e.kind().equals(kind.getKey()))
+          .map(e -> "`" + (kind.getKey().equals(FLAG) ? "--" : "") + e.key() + "`" + (e.noEffect().isEmpty() ? ""
+              : "*")).toList())).append(" |\n");
+    }
+    return b.append('\n').toString();
   }
 
   /** The table as Markdown: one table per kind, tests by class and method (the JSON has the packages). */
