@@ -33,7 +33,7 @@ import csi.v1.ValidateVolumeCapabilitiesRequest;
 import csi.v1.ValidateVolumeCapabilitiesResponse;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.core.inflight.InFlightOperations;
+import io.awscsi.core.inflight.InFlightGuard;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.ExpandRequest;
@@ -59,18 +59,17 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The Controller service: validates each request, runs the provider part behind the RPC's capability as an operation
- * in flight (one per key; a retry of the same call joins it, {@link InFlightOperations}) and maps the answer. An RPC
- * whose capability is not advertised answers UNIMPLEMENTED.
+ * The Controller service: validates each request, takes the in-flight lease, calls the provider part behind the
+ * RPC's capability and maps the answer. An RPC whose capability is not advertised answers UNIMPLEMENTED.
  */
 public final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
   private final ControllerProvider provider;
-  private final InFlightOperations inFlight;
+  private final InFlightGuard inFlight;
   private final List<ControllerServiceCapability> capabilities;
   private final EdgeIds ids;
 
-  public ControllerService(ControllerProvider provider, InFlightOperations inFlight) {
+  public ControllerService(ControllerProvider provider, InFlightGuard inFlight) {
     this.provider = provider;
     this.inFlight = inFlight;
     this.ids = new EdgeIds(provider.ids());
@@ -133,8 +132,10 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         case VolumeSource.FromSnapshot s -> ids.snapshot(s.snapshotId(), "volume_content_source.snapshot.snapshot_id");
         case VolumeSource.Empty e -> { }
       }
-      return inFlight.run("create/" + name, "CreateVolume", request, () -> CreateVolumeResponse.newBuilder()
-          .setVolume(ResponseBuilder.volume(provider.provisioner().createVolume(volumeRequest))).build());
+      try (var lease = inFlight.acquire("create/" + name, "CreateVolume")) {
+        return CreateVolumeResponse.newBuilder()
+            .setVolume(ResponseBuilder.volume(provider.provisioner().createVolume(volumeRequest))).build();
+      }
     });
   }
 
@@ -145,12 +146,10 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       if (ids.volumeCannotExist(volumeId, "DeleteVolume")) {
         return DeleteVolumeResponse.getDefaultInstance();
       }
-      return inFlight.run(volumeId, "DeleteVolume", request, () -> {
+      try (var lease = inFlight.acquire(volumeId, "DeleteVolume")) {
         provider.provisioner().deleteVolume(volumeId, request.getSecretsMap());
-        inFlight.forgetResults((key, result) -> key.startsWith(volumeId + "/")
-            || (result instanceof CreateVolumeResponse created && created.getVolume().getVolumeId().equals(volumeId)));
-        return DeleteVolumeResponse.getDefaultInstance();
-      });
+      }
+      return DeleteVolumeResponse.getDefaultInstance();
     });
   }
 
@@ -187,11 +186,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
           request.hasVolumeCapability(), "volume_capability");
       ids.volume(volumeId, "volume_id");
       ids.node(nodeId, "node_id");
-      return inFlight.run(volumeId + "/" + nodeId, "ControllerPublishVolume", request, () -> {
+      try (var lease = inFlight.acquire(volumeId + "/" + nodeId, "ControllerPublishVolume")) {
         var context = attacher.publish(new PublishRequest(volumeId, nodeId, cap, request.getReadonly(),
             request.getVolumeContextMap(), request.getSecretsMap()));
         return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context).build();
-      });
+      }
     });
   }
 
@@ -206,13 +205,10 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
           || (!nodeId.isEmpty() && ids.nodeCannotExist(nodeId, "ControllerUnpublishVolume"))) {
         return ControllerUnpublishVolumeResponse.getDefaultInstance();
       }
-      return inFlight.run(volumeId + "/" + nodeId, "ControllerUnpublishVolume", request, () -> {
+      try (var lease = inFlight.acquire(volumeId + "/" + nodeId, "ControllerUnpublishVolume")) {
         attacher.unpublish(volumeId, nodeId, request.getSecretsMap());
-        if (nodeId.isEmpty()) { // detached from every node: no publish answer of the volume holds
-          inFlight.forgetResults((key, result) -> key.startsWith(volumeId + "/"));
-        }
-        return ControllerUnpublishVolumeResponse.getDefaultInstance();
-      });
+      }
+      return ControllerUnpublishVolumeResponse.getDefaultInstance();
     });
   }
 
@@ -256,11 +252,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       SnapshotManager snapshots = part(provider.snapshots(), "CreateSnapshot");
       String name = required(request.getName(), "name");
       String source = ids.volume(required(request.getSourceVolumeId(), "source_volume_id"), "source_volume_id");
-      return inFlight.run("snapshot/" + name, "CreateSnapshot", request, () -> {
+      try (var lease = inFlight.acquire("snapshot/" + name, "CreateSnapshot")) {
         Snapshot snapshot = snapshots.createSnapshot(new SnapshotRequest(source, name, request.getParametersMap(),
             request.getSecretsMap()));
         return CreateSnapshotResponse.newBuilder().setSnapshot(ResponseBuilder.snapshot(snapshot)).build();
-      });
+      }
     });
   }
 
@@ -272,12 +268,10 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       if (ids.snapshotCannotExist(snapshotId, "DeleteSnapshot")) {
         return DeleteSnapshotResponse.getDefaultInstance();
       }
-      return inFlight.run(snapshotId, "DeleteSnapshot", request, () -> {
+      try (var lease = inFlight.acquire(snapshotId, "DeleteSnapshot")) {
         snapshots.deleteSnapshot(snapshotId, request.getSecretsMap());
-        inFlight.forgetResults((key, result) -> result instanceof CreateSnapshotResponse created
-            && created.getSnapshot().getSnapshotId().equals(snapshotId));
-        return DeleteSnapshotResponse.getDefaultInstance();
-      });
+      }
+      return DeleteSnapshotResponse.getDefaultInstance();
     });
   }
 
