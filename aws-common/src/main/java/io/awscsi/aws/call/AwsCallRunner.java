@@ -108,6 +108,10 @@ public final class AwsCallRunner {
   /**
    * Waits for the action's client-side token (the bucket is shaped like the service's own, a little smaller, so the
    * driver waits here instead of being throttled), or fails at once when the wait would not leave the request time.
+   * Tokens go in arrival order ({@link TokenBucket#reserve}). For a controller operation the deadline is the
+   * operation's own budget, not its caller's gRPC deadline (the work outlives a caller that gives up, and the retry
+   * joins it: {@code InFlightOperations}), so a burst larger than the rate limit waits its turn instead of being
+   * refused and queueing again at the back with each retry.
    */
   static void waitForToken(TokenBucket bucket, CallDeadline deadline, String api, String subject) {
     Duration wait = bucket.reserve();

@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
  * The time a provider has for the work of the current CSI call: the caller's gRPC deadline
  * ({@code io.grpc.Context.current().getDeadline()}, set on the handler thread) less a margin, so that the driver's
  * own answer, naming what did not finish, reaches the caller before the caller's timer fires. Every wait on a cloud
- * API derives from it. Without a gRPC deadline (direct calls, tests) a fallback applies.
+ * API derives from it. A controller operation runs in a context of its own whose deadline is the operation's budget
+ * ({@code InFlightOperations}), so there the budget is that one. Without a gRPC deadline (direct calls, tests) a
+ * fallback applies.
  */
 public final class CallBudget {
 

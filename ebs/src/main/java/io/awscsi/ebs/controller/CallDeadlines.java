@@ -20,9 +20,10 @@ final class CallDeadlines {
   }
 
   /**
-   * Holds {@code key}'s lock within the call's deadline. The gRPC in-flight guard already refuses a second identical
-   * call; these locks order the calls it lets through together (two CreateVolume calls a retrying client sent with one
-   * name, publishes of one volume to two nodes), so that the second sees what the first did. ABORTED, which the
+   * Holds {@code key}'s lock within the call's deadline. The controller's operations in flight already run one
+   * operation per CSI key; these locks order what runs together on one resource under different keys (publishes of
+   * one volume to two nodes; creates of one name from a provider called directly, without the CSI service), so that
+   * the second sees what the first did. ABORTED, which the
    * caller retries, when another operation on the key holds it past the deadline.
    */
   static KeyedLocks.Held lock(KeyedLocks locks, String key, CallDeadline deadline, String operation) {
