@@ -299,6 +299,63 @@ class AwsCallRunnerTest {
     }
   }
 
+  /**
+   * An API that does not answer, called by an operation's work (which outlives its callers): each attempt ends by the
+   * waiting caller's deadline, not the work's budget, so readiness says so and the caller's answer names the call
+   * before its deadline, as when the call ran on the caller's thread; the work retries, and once the API answers the
+   * caller's retry gets the answer.
+   */
+  @Test
+  void anUnansweredAttemptInAnOperationEndsByTheCallersDeadlineNamedInItsAnswerAndInReadiness() throws Exception {
+    AwsRetryPolicy patient = new AwsRetryPolicy(Duration.ofMillis(50), Duration.ofMillis(100), 50);
+    AwsCallRunner calls = new AwsCallRunner("EFS", MAPPING, AwsRateLimits.DEFAULT, patient, AwsCallMetrics.EFS,
+        metrics, reachability);
+    InFlightOperations operations = new InFlightOperations(
+        new InFlightOperations.Settings(Duration.ofSeconds(60), Duration.ofSeconds(30)));
+    java.util.concurrent.atomic.AtomicBoolean frozen = new java.util.concurrent.atomic.AtomicBoolean(true);
+    List<Duration> attemptTimes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Supplier<String> create = () -> calls.run(AwsAction.named("DescribeAccessPoints"), "fs-1",
+        CallDeadline.ofCurrentCall(Duration.ofSeconds(60)), o -> {
+          Duration allowed = o.apiCallTimeout().orElseThrow();
+          attemptTimes.add(allowed);
+          if (frozen.get()) {
+            try {
+              Thread.sleep(allowed);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            throw ApiCallTimeoutException.create(allowed.toMillis());
+          }
+          return "fsap-1";
+        });
+    ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    try {
+      Context.CancellableContext caller = Context.current().withDeadlineAfter(2, TimeUnit.SECONDS, timers);
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> caller.call(() -> operations.run("create/pvc-1", "CreateVolume", "args", create)))
+          .isInstanceOfSatisfying(DriverException.class, e -> {
+            assertThat(e.error()).isInstanceOf(DriverError.DeadlineExceeded.class);
+            assertThat(e.getMessage()).contains("EFS DescribeAccessPoints of fs-1 did not answer within",
+                "the work continues");
+            assertThat(reachability.readiness()).as("readiness knew before the caller was answered")
+                .isInstanceOfSatisfying(Readiness.NotReady.class, r -> assertThat(r.reason())
+                    .contains("EFS", "DescribeAccessPoints"));
+          });
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      caller.cancel(null);
+      assertThat(took).as("answered before the caller's 2 s").isLessThan(Duration.ofMillis(2000));
+      assertThat(attemptTimes.getFirst()).as("the first attempt: the caller's 2 s less the margin, not the 60 s")
+          .isBetween(Duration.ofMillis(1500), Duration.ofMillis(1800));
+
+      frozen.set(false);
+      assertThat(operations.run("create/pvc-1", "CreateVolume", "args", create)).isEqualTo("fsap-1");
+      assertThat(attemptTimes.size()).as("the work retried the unanswered call").isGreaterThan(1);
+      assertThat(reachability.readiness()).isInstanceOf(Readiness.Ready.class);
+    } finally {
+      timers.shutdownNow();
+    }
+  }
+
   @ParameterizedTest(name = "attempt {0}, random {1}, {2} ms left -> {3} ms")
   @CsvSource({
       "1, 0.0, 10000, 50",

@@ -2,9 +2,11 @@ package io.awscsi.core.inflight;
 
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
+import io.awscsi.core.provider.WorkProgress;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +31,8 @@ import org.apache.logging.log4j.Logger;
  * back of the queue by each retry, and some callers never win. Here the first accepted call starts the work with its
  * own budget ({@link Settings#workBudget}, the deadline every wait of the work derives from, through
  * {@link CallBudget}); each caller waits for it until shortly before its own deadline and is then answered
- * DEADLINE_EXCEEDED saying that the work continues; a call with the same key, operation and arguments joins the
+ * DEADLINE_EXCEEDED naming what the work waits on and its last failure ({@link WorkProgress}, which also ends each
+ * attempt of a cloud call by the waiting caller's deadline) and saying that the work continues; a call with the same key, operation and arguments joins the
  * running work, and one that arrives after the work succeeded gets its answer for {@link Settings#keepResult}. A call
  * with the same key and another operation or other arguments is answered ABORTED while the work runs, as the CSI spec
  * asks (upstream answers ABORTED to every second call, even an identical one). A failure is answered to the callers
@@ -64,6 +67,8 @@ public final class InFlightOperations {
     final String name;
     final Object arguments;
     final CompletableFuture<Object> outcome = new CompletableFuture<>();
+    /** What the work waits on now and its last failure, quoted to a caller answered before the work finished. */
+    final WorkProgress progress = new WorkProgress();
     volatile Thread worker;
 
     Operation(String name, Object arguments) {
@@ -113,13 +118,18 @@ public final class InFlightOperations {
    */
   @SuppressWarnings("unchecked")
   public <T> T run(String key, String operation, Object arguments, Supplier<T> work) {
-    Operation joined = join(key, operation, arguments, (Supplier<Object>) work);
-    Duration wait = CallBudget.remaining(settings.workBudget());
+    Instant budgetEnd = CallBudget.deadline(settings.workBudget());
+    Operation joined = join(key, operation, arguments, (Supplier<Object>) work, budgetEnd);
+    // Until half the margin before the deadline: an attempt of a cloud call that does not answer ends at budgetEnd
+    // (WorkProgress.attemptDeadline), so by then the work has said what did not answer.
+    Duration wait = CallBudget.untilAnswer(settings.workBudget());
     try {
       return (T) joined.outcome.get(wait.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
+      String doing = joined.progress.describe();
       throw DriverException.deadlineExceeded(operation + " of " + key + " did not finish before this call's "
-          + "deadline; the work continues, and a retry with the same arguments joins it");
+          + "deadline" + (doing.isEmpty() ? "" : " (" + doing + ")")
+          + "; the work continues, and a retry with the same arguments joins it");
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException r ? r
           : DriverException.internal(operation + " of " + key + " failed: " + e.getCause(), e.getCause());
@@ -150,7 +160,8 @@ public final class InFlightOperations {
     return current != null && !current.outcome.isDone();
   }
 
-  private Operation join(String key, String operation, Object arguments, Supplier<Object> work) {
+  private Operation join(String key, String operation, Object arguments, Supplier<Object> work,
+      Instant budgetEnd) {
     Operation[] started = new Operation[1];
     Operation current = operations.compute(key, (k, existing) -> {
       if (existing != null && existing.sameCall(operation, arguments)
@@ -167,6 +178,8 @@ public final class InFlightOperations {
       throw DriverException.aborted("an operation on " + key + " (" + current.name + ") is already in progress; "
           + operation + " will be retried by the caller");
     }
+    // Before the work starts, so that its first cloud call's attempt ends by this caller's deadline.
+    current.progress.callerWaits(budgetEnd);
     if (started[0] != null) {
       start(key, started[0], work);
     }
@@ -185,7 +198,7 @@ public final class InFlightOperations {
    * and the work's budget as its deadline, which {@link CallBudget} gives every wait of the work.
    */
   private void start(String key, Operation op, Supplier<Object> work) {
-    Context.CancellableContext context = Context.current().fork()
+    Context.CancellableContext context = op.progress.attachTo(Context.current().fork())
         .withDeadlineAfter(budget().toNanos(), TimeUnit.NANOSECONDS, timers);
     op.worker = Thread.ofVirtual().name(op.name + " " + key).unstarted(() -> {
       try {

@@ -37,6 +37,20 @@ public final class CallBudget {
     return left.compareTo(MIN_MARGIN) < 0 ? MIN_MARGIN : left;
   }
 
+  /**
+   * The time a caller waiting for work done on another thread may wait: until half the margin before its gRPC
+   * deadline, so that the work's own waits, which end at {@link #deadline} (the whole margin before), have ended and
+   * said why by the time the caller is answered. Without a gRPC deadline: {@code fallback}.
+   */
+  public static Duration untilAnswer(Duration fallback) {
+    Deadline grpc = Context.current().getDeadline();
+    if (grpc == null) {
+      return fallback;
+    }
+    Duration left = Duration.ofNanos(Math.max(0, grpc.timeRemaining(TimeUnit.NANOSECONDS)));
+    return left.minus(margin(left).dividedBy(2));
+  }
+
   private static Duration budget(Duration fallback) {
     Deadline grpc = Context.current().getDeadline();
     if (grpc == null) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
+import io.awscsi.core.provider.WorkProgress;
 import io.awscsi.core.testing.CallGate;
 import io.grpc.Context;
 import java.time.Duration;
@@ -192,5 +193,59 @@ class InFlightOperationsTest {
     caller.interrupt();
 
     assertThat(gate.awaitInterrupted(WAIT)).as("the server's shutdown reaches the work").isTrue();
+  }
+
+  @Test
+  void aCallerAnsweredBeforeTheWorkFinishedIsToldWhatTheWorkWaitsOnAndItsLastFailure() throws Exception {
+    CallGate gate = CallGate.closed();
+    Supplier<String> waitsOnTheCloud = () -> {
+      WorkProgress.failed("EFS DescribeAccessPoints of fs-1 did not answer within 300 ms");
+      try (var waiting = WorkProgress.waitingOn("EFS DeleteAccessPoint of fsap-1 (sent, no answer yet)")) {
+        gate.pass();
+      }
+      return "done";
+    };
+
+    assertThatThrownBy(() -> withCallerDeadline(Duration.ofMillis(600),
+        () -> operations.run("vol-1", "DeleteVolume", "args", waitsOnTheCloud)))
+        .isInstanceOfSatisfying(DriverException.class, e -> {
+          assertThat(e.error()).isInstanceOf(DriverError.DeadlineExceeded.class);
+          assertThat(e.getMessage()).contains("waiting", "on EFS DeleteAccessPoint of fsap-1 (sent, no answer yet)",
+              "the last failure", "EFS DescribeAccessPoints of fs-1 did not answer within 300 ms",
+              "the work continues");
+        });
+    gate.open();
+  }
+
+  @Test
+  void anAttemptOfTheWorkEndsByTheWaitingCallersDeadlineAndWithoutCallerAsLongAsACallerHad() throws Exception {
+    CallGate gate = CallGate.closed();
+    AtomicReference<Instant> whileWaited = new AtomicReference<>();
+    AtomicReference<Instant> afterwards = new AtomicReference<>();
+    Instant workBudgetEnd = Instant.now().plus(Duration.ofMinutes(2));
+    Supplier<String> attempts = () -> {
+      whileWaited.set(WorkProgress.attemptDeadline(workBudgetEnd));
+      gate.pass();
+      afterwards.set(WorkProgress.attemptDeadline(workBudgetEnd));
+      return "done";
+    };
+    Instant callerDeadline = Instant.now().plus(Duration.ofSeconds(3));
+
+    assertThatThrownBy(() -> withCallerDeadline(Duration.ofSeconds(3),
+        () -> operations.run("vol-1", "DeleteVolume", "args", attempts)))
+        .isInstanceOf(DriverException.class);
+    Instant opened = Instant.now();
+    gate.open();
+    long until = System.nanoTime() + WAIT.toNanos();
+    while (operations.isRunning("vol-1") && System.nanoTime() < until) {
+      Thread.sleep(10);
+    }
+
+    assertThat(whileWaited.get()).as("the waiting caller's deadline less the margin")
+        .isBetween(callerDeadline.minus(Duration.ofMillis(600)), callerDeadline.minus(Duration.ofMillis(250)));
+    assertThat(afterwards.get()).as("no caller waits: as long as the caller had (2.7 s), not the work's 2 min")
+        .isBetween(opened.plus(Duration.ofMillis(2500)), opened.plus(Duration.ofMillis(3500)));
+    assertThat(WorkProgress.attemptDeadline(workBudgetEnd)).as("outside an operation's work: the deadline given")
+        .isEqualTo(workBudgetEnd);
   }
 }

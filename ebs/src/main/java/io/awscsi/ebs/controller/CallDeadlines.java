@@ -4,6 +4,7 @@ import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.concurrent.KeyedLocks;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
+import io.awscsi.core.provider.WorkProgress;
 import java.time.Duration;
 
 /**
@@ -27,7 +28,9 @@ final class CallDeadlines {
    * caller retries, when another operation on the key holds it past the deadline.
    */
   static KeyedLocks.Held lock(KeyedLocks locks, String key, CallDeadline deadline, String operation) {
-    return locks.tryLock(deadline.remaining(), key).orElseThrow(() -> DriverException.aborted(operation
-        + ": another operation on " + key + " did not finish before this call's deadline; it will be retried"));
+    try (var waiting = WorkProgress.waitingOn("another operation on " + key + " (" + operation + " waits for it)")) {
+      return locks.tryLock(deadline.remaining(), key).orElseThrow(() -> DriverException.aborted(operation
+          + ": another operation on " + key + " did not finish before this call's deadline; it will be retried"));
+    }
   }
 }
