@@ -7,8 +7,9 @@
 #      under a fault mix, and EFS provisioning on a file system with 1,000 access points. Each run prints its floor
 #      (derived from the realism layer's buckets and latencies) and wall/floor; the end prints one table.
 # RUNS picks the controller runs (default ebs:200,ebs:1000,ebs:3000,faults:1000,efs:500), BENCH_NODES the node
-# count (50), VOLUMES the node benchmark's volumes (50; SKIP_NODE_BENCH=1 skips it). The five controller runs
-# take ~25 min.
+# count (50), VOLUMES the node benchmark's volumes (50; SKIP_NODE_BENCH=1 skips it), SIDECAR_WORKERS the worker
+# threads of each sidecar queue in place of the chart's (e.g. 1000: several clusters' provisioners calling at once).
+# The five controller runs take ~25 min.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -48,4 +49,4 @@ mkdir -p "$renders"
 java -cp "$classpath" io.awscsi.e2e.bench.ControllerScaleBenchmark --dist "$dist" \
   --ebs-render "$renders/ebs.yaml" --efs-render "$renders/efs.yaml" \
   --runs "${RUNS:-ebs:200,ebs:1000,ebs:3000,faults:1000,efs:500}" --nodes "${BENCH_NODES:-50}" \
-  --table "$root/e2e/target/controller-bench-table.md"
+  --table "$root/e2e/target/controller-bench-table.md" --sidecar-workers "${SIDECAR_WORKERS:-0}"

@@ -3,10 +3,12 @@ package io.awscsi.aws.call;
 import io.awscsi.core.concurrent.TokenBucket;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
+import io.awscsi.core.provider.WorkProgress;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -108,6 +110,10 @@ public final class AwsCallRunner {
   /**
    * Waits for the action's client-side token (the bucket is shaped like the service's own, a little smaller, so the
    * driver waits here instead of being throttled), or fails at once when the wait would not leave the request time.
+   * Tokens go in arrival order ({@link TokenBucket#reserve}). For a controller operation the deadline is the
+   * operation's own budget, not its caller's gRPC deadline (the work outlives a caller that gives up, and the retry
+   * joins it: {@code InFlightOperations}), so a burst larger than the rate limit waits its turn instead of being
+   * refused and queueing again at the back with each retry.
    */
   static void waitForToken(TokenBucket bucket, CallDeadline deadline, String api, String subject) {
     Duration wait = bucket.reserve();
@@ -119,7 +125,8 @@ public final class AwsCallRunner {
       throw new AwsCallException(api, new AwsCallError.DeadlinePassed(subject + ": the call's deadline would pass "
           + "while waiting " + wait.toMillis() + " ms for the client-side rate limit"), null);
     }
-    try {
+    try (var waiting = WorkProgress.waitingOn(subject + ": the client-side rate limit (" + wait.toMillis()
+        + " ms to wait)")) {
       deadline.sleep(wait, subject + ": waiting for the client-side rate limit");
     } catch (AwsCallException e) {
       throw new AwsCallException(api, e.error(), null);
@@ -129,14 +136,19 @@ public final class AwsCallRunner {
   private <T> T attempt(String api, String subject, TokenBucket bucket, CallDeadline deadline, String resourceId,
       Function<AwsRequestOverrideConfiguration, T> request) {
     waitForToken(bucket, deadline, api, subject);
-    Duration left = deadline.remaining();
+    // Within an operation's work (which outlives its callers) an attempt still ends by the waiting caller's deadline,
+    // so that an API that does not answer is found out (readiness, the caller's answer) when it was on the caller's
+    // thread; the work then retries within its own budget.
+    Instant cutoff = WorkProgress.attemptDeadline(deadline.at());
+    Duration left = Duration.between(Instant.now(), cutoff);
     if (left.compareTo(AwsRetryPolicy.MIN_USEFUL_TIME) < 0) {
       throw new AwsCallException(api, new AwsCallError.DeadlinePassed(subject
           + ": the call's deadline passed before the request could be sent"), null);
     }
+    boolean cutShort = Duration.between(cutoff, deadline.at()).compareTo(AwsRetryPolicy.MIN_USEFUL_TIME) > 0;
     AwsRequestOverrideConfiguration override = AwsRequestOverrideConfiguration.builder().apiCallTimeout(left).build();
     long start = System.nanoTime();
-    try {
+    try (var waiting = WorkProgress.waitingOn(subject + " (sent, no answer yet)")) {
       T result = request.apply(override);
       duration.observe((System.nanoTime() - start) / 1e9, api);
       reachability.answered(api);
@@ -146,6 +158,12 @@ public final class AwsCallRunner {
         duration.observe((System.nanoTime() - start) / 1e9, api);
       }
       AwsCallError error = classify(api, subject, resourceId, left, failure);
+      if (cutShort && error instanceof AwsCallError.DeadlinePassed && !(failure instanceof AwsCallException)) {
+        // The attempt's own end, not the operation's: no answer, retried while the operation's budget lasts.
+        error = new AwsCallError.Unavailable("NoAnswer", subject + " did not answer within " + left.toMillis()
+            + " ms (an attempt ends by the waiting caller's deadline; retried within the operation's budget)");
+      }
+      WorkProgress.failed(error.message());
       boolean throttled = error instanceof AwsCallError.Throttled;
       if (!throttled || names.countsThrottlesAsErrors()) {
         errors.inc(api, mapping.metricCode(error, failure));

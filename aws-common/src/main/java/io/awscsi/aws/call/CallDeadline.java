@@ -5,9 +5,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The instant by which an operation must be answered: the gRPC deadline of the call that started it. Every wait on an
- * AWS API (rate limiter, retry backoff, batch result, state polling) is bounded by it, so no thread keeps working for
- * a caller that has given up.
+ * The instant by which an operation must be done: the deadline of the gRPC context it runs in, which for a controller
+ * operation is the operation's own budget (it outlives a caller that gives up, so that the caller's retry joins it,
+ * {@code InFlightOperations}), elsewhere the caller's gRPC deadline. Every wait on an AWS API (rate limiter, retry
+ * backoff, batch result, state polling) is bounded by it, so no work runs on without bound.
  */
 public record CallDeadline(Instant at) {
 

@@ -4,14 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.awscsi.core.concurrent.TokenBucket;
+import io.awscsi.core.errors.DriverError;
+import io.awscsi.core.errors.DriverException;
+import io.awscsi.core.inflight.InFlightOperations;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.Reachability;
 import io.awscsi.core.provider.Readiness;
+import io.grpc.Context;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -243,6 +252,108 @@ class AwsCallRunnerTest {
         .isInstanceOfSatisfying(AwsCallException.class,
             e -> assertThat(e.error()).isInstanceOf(AwsCallError.DeadlinePassed.class));
     assertThat(bucket.available()).as("the token it will not use is given back").isZero();
+  }
+
+  /**
+   * A burst larger than the rate limit: the call's token comes after its caller's deadline. Bound to the caller's
+   * deadline the call would be refused at once (above) and each retry would queue again at the back; run as an
+   * operation in flight it waits for its token on its own budget, sends once, and the retry gets its answer.
+   */
+  @Test
+  void aTokenWaitLongerThanTheCallersDeadlineRunsOnAndTheRetryGetsTheAnswer() throws Exception {
+    AwsCallRunner calls = new AwsCallRunner("EC2", MAPPING, new AwsRateLimits(1, 2, 1, 2), policy,
+        AwsCallMetrics.EC2, metrics, reachability);
+    InFlightOperations operations = new InFlightOperations(
+        new InFlightOperations.Settings(Duration.ofSeconds(30), Duration.ofSeconds(30)));
+    AtomicInteger sent = new AtomicInteger();
+    Function<String, Supplier<String>> create = name -> () -> calls.run(
+        AwsAction.named("CreateVolume"), name, CallDeadline.ofCurrentCall(Duration.ofSeconds(1)), o -> {
+          sent.incrementAndGet();
+          return "vol-" + name;
+        });
+    ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    try {
+      assertThat(operations.run("create/pvc-1", "CreateVolume", "args", create.apply("pvc-1")))
+          .as("the burst's only token").isEqualTo("vol-pvc-1");
+
+      // The next token comes in 500 ms; the caller gives up after 300.
+      Context.CancellableContext caller = Context.current().withDeadlineAfter(300, TimeUnit.MILLISECONDS, timers);
+      assertThatThrownBy(() -> caller.call(() -> operations.run("create/pvc-2", "CreateVolume", "args",
+          create.apply("pvc-2"))))
+          .isInstanceOfSatisfying(DriverException.class, e -> {
+            assertThat(e.error()).isInstanceOf(DriverError.DeadlineExceeded.class);
+            assertThat(e.getMessage()).contains("the work continues");
+          });
+      caller.cancel(null);
+      long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (sent.get() < 2 && System.nanoTime() < until) {
+        Thread.sleep(20);
+      }
+      assertThat(sent).as("the work went on after its caller was answered").hasValue(2);
+
+      assertThat(operations.run("create/pvc-2", "CreateVolume", "args", create.apply("pvc-2")))
+          .isEqualTo("vol-pvc-2");
+      assertThat(sent).as("one CreateVolume sent for the volume").hasValue(2);
+    } finally {
+      timers.shutdownNow();
+    }
+  }
+
+  /**
+   * An API that does not answer, called by an operation's work (which outlives its callers): each attempt ends by the
+   * waiting caller's deadline, not the work's budget, so readiness says so and the caller's answer names the call
+   * before its deadline, as when the call ran on the caller's thread; the work retries, and once the API answers the
+   * caller's retry gets the answer.
+   */
+  @Test
+  void anUnansweredAttemptInAnOperationEndsByTheCallersDeadlineNamedInItsAnswerAndInReadiness() throws Exception {
+    AwsRetryPolicy patient = new AwsRetryPolicy(Duration.ofMillis(50), Duration.ofMillis(100), 50);
+    AwsCallRunner calls = new AwsCallRunner("EFS", MAPPING, AwsRateLimits.DEFAULT, patient, AwsCallMetrics.EFS,
+        metrics, reachability);
+    InFlightOperations operations = new InFlightOperations(
+        new InFlightOperations.Settings(Duration.ofSeconds(60), Duration.ofSeconds(30)));
+    java.util.concurrent.atomic.AtomicBoolean frozen = new java.util.concurrent.atomic.AtomicBoolean(true);
+    List<Duration> attemptTimes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Supplier<String> create = () -> calls.run(AwsAction.named("DescribeAccessPoints"), "fs-1",
+        CallDeadline.ofCurrentCall(Duration.ofSeconds(60)), o -> {
+          Duration allowed = o.apiCallTimeout().orElseThrow();
+          attemptTimes.add(allowed);
+          if (frozen.get()) {
+            try {
+              Thread.sleep(allowed);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            throw ApiCallTimeoutException.create(allowed.toMillis());
+          }
+          return "fsap-1";
+        });
+    ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    try {
+      Context.CancellableContext caller = Context.current().withDeadlineAfter(2, TimeUnit.SECONDS, timers);
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> caller.call(() -> operations.run("create/pvc-1", "CreateVolume", "args", create)))
+          .isInstanceOfSatisfying(DriverException.class, e -> {
+            assertThat(e.error()).isInstanceOf(DriverError.DeadlineExceeded.class);
+            assertThat(e.getMessage()).contains("EFS DescribeAccessPoints of fs-1 did not answer within",
+                "the work continues");
+            assertThat(reachability.readiness()).as("readiness knew before the caller was answered")
+                .isInstanceOfSatisfying(Readiness.NotReady.class, r -> assertThat(r.reason())
+                    .contains("EFS", "DescribeAccessPoints"));
+          });
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      caller.cancel(null);
+      assertThat(took).as("answered before the caller's 2 s").isLessThan(Duration.ofMillis(2000));
+      assertThat(attemptTimes.getFirst()).as("the first attempt: the caller's 2 s less the margin, not the 60 s")
+          .isBetween(Duration.ofMillis(1500), Duration.ofMillis(1800));
+
+      frozen.set(false);
+      assertThat(operations.run("create/pvc-1", "CreateVolume", "args", create)).isEqualTo("fsap-1");
+      assertThat(attemptTimes.size()).as("the work retried the unanswered call").isGreaterThan(1);
+      assertThat(reachability.readiness()).isInstanceOf(Readiness.Ready.class);
+    } finally {
+      timers.shutdownNow();
+    }
   }
 
   @ParameterizedTest(name = "attempt {0}, random {1}, {2} ms left -> {3} ms")

@@ -33,7 +33,7 @@ import csi.v1.ValidateVolumeCapabilitiesRequest;
 import csi.v1.ValidateVolumeCapabilitiesResponse;
 import io.awscsi.core.errors.DriverError;
 import io.awscsi.core.errors.DriverException;
-import io.awscsi.core.inflight.InFlightGuard;
+import io.awscsi.core.inflight.InFlightOperations;
 import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.ExpandRequest;
@@ -59,17 +59,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The Controller service: validates each request, takes the in-flight lease, calls the provider part behind the
- * RPC's capability and maps the answer. An RPC whose capability is not advertised answers UNIMPLEMENTED.
+ * The Controller service: validates each request, runs the provider part behind the RPC's capability as an operation
+ * in flight (one per key; a retry of the same call joins it, {@link InFlightOperations}) and maps the answer. An RPC
+ * whose capability is not advertised answers UNIMPLEMENTED.
  */
 public final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
   private final ControllerProvider provider;
-  private final InFlightGuard inFlight;
+  private final InFlightOperations inFlight;
   private final List<ControllerServiceCapability> capabilities;
   private final EdgeIds ids;
 
-  public ControllerService(ControllerProvider provider, InFlightGuard inFlight) {
+  public ControllerService(ControllerProvider provider, InFlightOperations inFlight) {
     this.provider = provider;
     this.inFlight = inFlight;
     this.ids = new EdgeIds(provider.ids());
@@ -132,10 +133,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         case VolumeSource.FromSnapshot s -> ids.snapshot(s.snapshotId(), "volume_content_source.snapshot.snapshot_id");
         case VolumeSource.Empty e -> { }
       }
-      try (var lease = inFlight.acquire("create/" + name, "CreateVolume")) {
-        return CreateVolumeResponse.newBuilder()
-            .setVolume(ResponseBuilder.volume(provider.provisioner().createVolume(volumeRequest))).build();
-      }
+      return inFlight.run("create/" + name, "CreateVolume", request, () -> CreateVolumeResponse.newBuilder()
+          .setVolume(ResponseBuilder.volume(provider.provisioner().createVolume(volumeRequest))).build());
     });
   }
 
@@ -146,10 +145,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       if (ids.volumeCannotExist(volumeId, "DeleteVolume")) {
         return DeleteVolumeResponse.getDefaultInstance();
       }
-      try (var lease = inFlight.acquire(volumeId, "DeleteVolume")) {
+      return inFlight.run(volumeId, "DeleteVolume", request, () -> {
         provider.provisioner().deleteVolume(volumeId, request.getSecretsMap());
-      }
-      return DeleteVolumeResponse.getDefaultInstance();
+        inFlight.forgetResults((key, result) -> key.startsWith(volumeId + "/")
+            || (result instanceof CreateVolumeResponse created && created.getVolume().getVolumeId().equals(volumeId)));
+        return DeleteVolumeResponse.getDefaultInstance();
+      });
     });
   }
 
@@ -186,11 +187,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
           request.hasVolumeCapability(), "volume_capability");
       ids.volume(volumeId, "volume_id");
       ids.node(nodeId, "node_id");
-      try (var lease = inFlight.acquire(volumeId + "/" + nodeId, "ControllerPublishVolume")) {
+      return inFlight.run(volumeId + "/" + nodeId, "ControllerPublishVolume", request, () -> {
         var context = attacher.publish(new PublishRequest(volumeId, nodeId, cap, request.getReadonly(),
             request.getVolumeContextMap(), request.getSecretsMap()));
         return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context).build();
-      }
+      });
     });
   }
 
@@ -205,10 +206,13 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
           || (!nodeId.isEmpty() && ids.nodeCannotExist(nodeId, "ControllerUnpublishVolume"))) {
         return ControllerUnpublishVolumeResponse.getDefaultInstance();
       }
-      try (var lease = inFlight.acquire(volumeId + "/" + nodeId, "ControllerUnpublishVolume")) {
+      return inFlight.run(volumeId + "/" + nodeId, "ControllerUnpublishVolume", request, () -> {
         attacher.unpublish(volumeId, nodeId, request.getSecretsMap());
-      }
-      return ControllerUnpublishVolumeResponse.getDefaultInstance();
+        if (nodeId.isEmpty()) { // detached from every node: no publish answer of the volume holds
+          inFlight.forgetResults((key, result) -> key.startsWith(volumeId + "/"));
+        }
+        return ControllerUnpublishVolumeResponse.getDefaultInstance();
+      });
     });
   }
 
@@ -252,11 +256,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       SnapshotManager snapshots = part(provider.snapshots(), "CreateSnapshot");
       String name = required(request.getName(), "name");
       String source = ids.volume(required(request.getSourceVolumeId(), "source_volume_id"), "source_volume_id");
-      try (var lease = inFlight.acquire("snapshot/" + name, "CreateSnapshot")) {
+      return inFlight.run("snapshot/" + name, "CreateSnapshot", request, () -> {
         Snapshot snapshot = snapshots.createSnapshot(new SnapshotRequest(source, name, request.getParametersMap(),
             request.getSecretsMap()));
         return CreateSnapshotResponse.newBuilder().setSnapshot(ResponseBuilder.snapshot(snapshot)).build();
-      }
+      });
     });
   }
 
@@ -268,10 +272,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       if (ids.snapshotCannotExist(snapshotId, "DeleteSnapshot")) {
         return DeleteSnapshotResponse.getDefaultInstance();
       }
-      try (var lease = inFlight.acquire(snapshotId, "DeleteSnapshot")) {
+      return inFlight.run(snapshotId, "DeleteSnapshot", request, () -> {
         snapshots.deleteSnapshot(snapshotId, request.getSecretsMap());
-      }
-      return DeleteSnapshotResponse.getDefaultInstance();
+        inFlight.forgetResults((key, result) -> result instanceof CreateSnapshotResponse created
+            && created.getSnapshot().getSnapshotId().equals(snapshotId));
+        return DeleteSnapshotResponse.getDefaultInstance();
+      });
     });
   }
 

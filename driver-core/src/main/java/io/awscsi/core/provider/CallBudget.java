@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
  * The time a provider has for the work of the current CSI call: the caller's gRPC deadline
  * ({@code io.grpc.Context.current().getDeadline()}, set on the handler thread) less a margin, so that the driver's
  * own answer, naming what did not finish, reaches the caller before the caller's timer fires. Every wait on a cloud
- * API derives from it. Without a gRPC deadline (direct calls, tests) a fallback applies.
+ * API derives from it. A controller operation runs in a context of its own whose deadline is the operation's budget
+ * ({@code InFlightOperations}), so there the budget is that one. Without a gRPC deadline (direct calls, tests) a
+ * fallback applies.
  */
 public final class CallBudget {
 
@@ -33,6 +35,20 @@ public final class CallBudget {
   public static Duration remaining(Duration fallback) {
     Duration left = budget(fallback);
     return left.compareTo(MIN_MARGIN) < 0 ? MIN_MARGIN : left;
+  }
+
+  /**
+   * The time a caller waiting for work done on another thread may wait: until half the margin before its gRPC
+   * deadline, so that the work's own waits, which end at {@link #deadline} (the whole margin before), have ended and
+   * said why by the time the caller is answered. Without a gRPC deadline: {@code fallback}.
+   */
+  public static Duration untilAnswer(Duration fallback) {
+    Deadline grpc = Context.current().getDeadline();
+    if (grpc == null) {
+      return fallback;
+    }
+    Duration left = Duration.ofNanos(Math.max(0, grpc.timeRemaining(TimeUnit.NANOSECONDS)));
+    return left.minus(margin(left).dividedBy(2));
   }
 
   private static Duration budget(Duration fallback) {

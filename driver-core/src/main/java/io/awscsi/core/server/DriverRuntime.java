@@ -5,6 +5,7 @@ import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.inflight.InFlightGuard;
+import io.awscsi.core.inflight.InFlightOperations;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.DriverProvider;
@@ -52,12 +53,13 @@ public final class DriverRuntime implements AutoCloseable {
    */
   public static DriverRuntime start(DriverProvider provider, KubeletDirectory kubelet, CsiEndpoint endpoint,
       InetSocketAddress httpAddress, MetricsRegistry metrics, Duration shutdownGrace) throws IOException {
-    InFlightGuard inFlight = new InFlightGuard();
     IdentityService identity = new IdentityService(provider);
     List<BindableService> services = new ArrayList<>();
     services.add(identity);
-    provider.controller().ifPresent(c -> services.add(new ControllerService(c, inFlight)));
-    provider.node().ifPresent(n -> services.add(new NodeService(n, inFlight,
+    // Each service its own table of operations in flight, as upstream: a controller's DeleteVolume does not refuse a
+    // node's NodeUnstageVolume of the same volume in a process that serves both.
+    provider.controller().ifPresent(c -> services.add(new ControllerService(c, new InFlightOperations())));
+    provider.node().ifPresent(n -> services.add(new NodeService(n, new InFlightGuard(),
         Objects.requireNonNull(kubelet, "a node serves below a kubelet directory"))));
     CsiServer server = CsiServer.start(endpoint, services, List.of(new CallRecordingInterceptor(metrics)));
     List<InProcessSidecar> sidecars = new CopyOnWriteArrayList<>();

@@ -28,8 +28,10 @@ import csi.v1.VolumeContentSource;
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.ExpandResult;
 import io.awscsi.core.provider.Page;
+import io.awscsi.core.provider.PublishRequest;
 import io.awscsi.core.provider.PublishedVolume;
 import io.awscsi.core.provider.VolumeLister;
+import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.testing.CallGate;
 import io.awscsi.core.testing.FakeControllerProvider;
 import io.awscsi.core.testing.FakeDriver;
@@ -322,7 +324,7 @@ class ControllerServiceTest {
   }
 
   @Test
-  void aSecondCreateOfTheSameNameWhileTheFirstRunsIsAborted() throws Exception {
+  void aRetryOfACreateJoinsTheRunningWorkAndACreateWithOtherArgumentsIsAborted() throws Exception {
     CallGate gate = CallGate.closed();
     provisioner.holdAt(gate);
     ControllerBlockingStub controller = controller(everyPart());
@@ -331,15 +333,41 @@ class ControllerServiceTest {
 
     ListenableFuture<CreateVolumeResponse> otherName = server.controllerAsync()
         .createVolume(createVolume("pvc-2").build());
-    Status second = statusOf(() -> controller.createVolume(createVolume("pvc-1").build()));
+    Status timedOut = statusOf(() -> controller.withDeadlineAfter(500, TimeUnit.MILLISECONDS)
+        .createVolume(createVolume("pvc-1").build()));
+    Status otherArguments = statusOf(() -> controller.createVolume(createVolume("pvc-1")
+        .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(5L << 30)).build()));
+    ListenableFuture<CreateVolumeResponse> retry = server.controllerAsync().createVolume(createVolume("pvc-1").build());
     gate.open();
 
-    assertThat(second.getCode()).isEqualTo(Status.Code.ABORTED);
-    assertThat(second.getDescription()).contains("create/pvc-1", "in progress");
+    assertThat(timedOut.getCode()).as("answered by the driver before the caller's deadline")
+        .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(timedOut.getDescription()).contains("create/pvc-1", "the work continues");
+    assertThat(otherArguments.getCode()).isEqualTo(Status.Code.ABORTED);
+    assertThat(otherArguments.getDescription()).contains("create/pvc-1", "in progress");
     assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).getVolume().getVolumeId()).isEqualTo("vol-pvc-1");
+    assertThat(retry.get(WAIT.toSeconds(), TimeUnit.SECONDS).getVolume().getVolumeId()).isEqualTo("vol-pvc-1");
     assertThat(otherName.get(WAIT.toSeconds(), TimeUnit.SECONDS).getVolume().getVolumeId()).isEqualTo("vol-pvc-2");
-    assertThat(controller.createVolume(createVolume("pvc-1").build()).getVolume().getVolumeId())
-        .as("the key is free again").isEqualTo("vol-pvc-1");
+    assertThat(provisioner.createRequests()).extracting(VolumeRequest::name)
+        .as("the retries joined the first call's work").containsExactlyInAnyOrder("pvc-1", "pvc-2");
+  }
+
+  @Test
+  void aCreateAfterTheVolumeWasDeletedIsNotAnsweredFromTheKeptResult() {
+    ControllerBlockingStub controller = controller(everyPart());
+    ControllerPublishVolumeRequest publish = ControllerPublishVolumeRequest.newBuilder().setVolumeId("vol-pvc-1")
+        .setNodeId("i-1").setVolumeCapability(MOUNT).build();
+    String volumeId = controller.createVolume(createVolume("pvc-1").build()).getVolume().getVolumeId();
+    controller.controllerPublishVolume(publish);
+    controller.createVolume(createVolume("pvc-1").build());
+    assertThat(provisioner.createRequests()).as("a repeat while the answer is kept").hasSize(1);
+
+    controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(volumeId).build());
+    controller.createVolume(createVolume("pvc-1").build());
+    controller.controllerPublishVolume(publish);
+
+    assertThat(provisioner.createRequests()).as("the delete made the kept answer stale").hasSize(2);
+    assertThat(attacher.published()).as("so were the volume's publishes").hasSize(2);
   }
 
   @Test
@@ -352,15 +380,18 @@ class ControllerServiceTest {
     var first = server.controllerAsync().controllerPublishVolume(toNode1);
     assertThat(gate.awaitEntered(WAIT)).isTrue();
 
-    Status sameNode = statusOf(() -> controller.controllerPublishVolume(toNode1));
+    var sameNode = server.controllerAsync().controllerPublishVolume(toNode1);
     Status unpublishSameNode = statusOf(() -> controller.controllerUnpublishVolume(
         ControllerUnpublishVolumeRequest.newBuilder().setVolumeId("vol-1").setNodeId("i-1").build()));
     var otherNode = server.controllerAsync().controllerPublishVolume(toNode1.toBuilder().setNodeId("i-2").build());
     gate.open();
 
-    assertThat(sameNode.getCode()).isEqualTo(Status.Code.ABORTED);
     assertThat(unpublishSameNode.getCode()).isEqualTo(Status.Code.ABORTED);
     assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).getPublishContextMap()).isNotEmpty();
+    assertThat(sameNode.get(WAIT.toSeconds(), TimeUnit.SECONDS).getPublishContextMap()).as("the retry joined")
+        .isEqualTo(first.get().getPublishContextMap());
+    // The other node's answer first: until it is in, its publish may not have reached the attacher yet.
     assertThat(otherNode.get(WAIT.toSeconds(), TimeUnit.SECONDS).getPublishContextMap()).isNotEmpty();
+    assertThat(attacher.published()).extracting(PublishRequest::nodeId).containsExactlyInAnyOrder("i-1", "i-2");
   }
 }

@@ -58,4 +58,21 @@ class CallBudgetTest {
       timer.shutdownNow();
     }
   }
+
+  @Test
+  void aCallerWaitingForWorkElsewhereWaitsUntilHalfTheMarginBeforeItsDeadline() throws Exception {
+    var timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      Duration[] both = Context.current().withDeadline(Deadline.after(8, TimeUnit.SECONDS), timer)
+          .call(() -> new Duration[] {CallBudget.untilAnswer(Duration.ofMinutes(2)),
+              CallBudget.remaining(Duration.ofMinutes(2))});
+
+      // 8 s less 0.4 s (half the 0.8 s margin), later than the work's own waits (8 s less 0.8 s).
+      assertThat(both[0]).isBetween(Duration.ofMillis(7500), Duration.ofMillis(7600));
+      assertThat(both[0]).isGreaterThan(both[1]);
+      assertThat(CallBudget.untilAnswer(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(30));
+    } finally {
+      timer.shutdownNow();
+    }
+  }
 }

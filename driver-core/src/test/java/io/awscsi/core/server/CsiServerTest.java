@@ -12,7 +12,7 @@ import csi.v1.IdentityGrpc;
 import csi.v1.VolumeCapability;
 import io.awscsi.core.csi.ControllerService;
 import io.awscsi.core.csi.IdentityService;
-import io.awscsi.core.inflight.InFlightGuard;
+import io.awscsi.core.inflight.InFlightOperations;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.DriverProvider;
@@ -63,7 +63,7 @@ class CsiServerTest {
   private CsiServer start(Path socket) throws IOException {
     return CsiServer.start(new CsiEndpoint(socket),
         List.of(new IdentityService(driver), new ControllerService(driver.controller().orElseThrow(),
-            new InFlightGuard())),
+            new InFlightOperations())),
         List.of(new CallRecordingInterceptor(new MetricsRegistry())));
   }
 

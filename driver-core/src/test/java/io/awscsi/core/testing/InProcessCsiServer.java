@@ -8,6 +8,7 @@ import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
 import io.awscsi.core.host.KubeletDirectory;
 import io.awscsi.core.inflight.InFlightGuard;
+import io.awscsi.core.inflight.InFlightOperations;
 import io.awscsi.core.logging.CallRecordingInterceptor;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.DriverProvider;
@@ -55,15 +56,14 @@ public final class InProcessCsiServer implements AutoCloseable {
 
   public static InProcessCsiServer start(DriverProvider driver, MetricsRegistry metrics, KubeletDirectory kubelet) {
     String name = InProcessServerBuilder.generateName();
-    InFlightGuard inFlight = new InFlightGuard();
     CallRecordingInterceptor recording = new CallRecordingInterceptor(metrics);
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     InProcessServerBuilder builder = InProcessServerBuilder.forName(name).executor(handlers);
     builder.addService(ServerInterceptors.intercept(new IdentityService(driver), recording));
     driver.controller().ifPresent(c ->
-        builder.addService(ServerInterceptors.intercept(new ControllerService(c, inFlight), recording)));
+        builder.addService(ServerInterceptors.intercept(new ControllerService(c, new InFlightOperations()), recording)));
     driver.node().ifPresent(n ->
-        builder.addService(ServerInterceptors.intercept(new NodeService(n, inFlight, kubelet), recording)));
+        builder.addService(ServerInterceptors.intercept(new NodeService(n, new InFlightGuard(), kubelet), recording)));
     Server server;
     try {
       server = builder.build().start();

@@ -38,6 +38,11 @@ final class ChartRender {
       return Duration.ofMillis(Math.min(Math.max(millis, retryStart.toMillis()), retryMax.toMillis()));
     }
 
+    /** The same sidecar with {@code n} worker threads (several sidecars' workers calling at once). */
+    Sidecar withWorkers(int n) {
+      return new Sidecar(name, timeout, n, retryStart, retryMax);
+    }
+
     @Override
     public String toString() {
       return name + " --timeout=" + go(timeout) + " --worker-threads=" + workers + " --retry-interval-start="

@@ -53,7 +53,8 @@ import software.amazon.awssdk.services.efs.EfsClient;
  * {@link LifecycleFloor}) and details; the end prints one table.
  *
  * <p>Arguments: {@code --dist DIR --ebs-render FILE --efs-render FILE [--runs ebs:200,ebs:1000,...] [--nodes 50]
- * [--table FILE]}.
+ * [--table FILE] [--sidecar-workers N]}; the last puts N in place of the chart's {@code --worker-threads} of each
+ * work queue, e.g. N = the run's lifecycles for several clusters' provisioners (or a burst of retries) calling at once.
  */
 public final class ControllerScaleBenchmark {
 
@@ -73,13 +74,22 @@ public final class ControllerScaleBenchmark {
   private final ChartRender ebsRender;
   private final ChartRender efsRender;
   private final int nodes;
+  /** In place of the chart's worker threads per work queue; 0 keeps the chart's. */
+  private final int sidecarWorkers;
   private final List<Row> rows = new ArrayList<>();
 
-  private ControllerScaleBenchmark(Path dist, ChartRender ebsRender, ChartRender efsRender, int nodes) {
+  private ControllerScaleBenchmark(Path dist, ChartRender ebsRender, ChartRender efsRender, int nodes,
+      int sidecarWorkers) {
     this.dist = dist;
     this.ebsRender = ebsRender;
     this.efsRender = efsRender;
     this.nodes = nodes;
+    this.sidecarWorkers = sidecarWorkers;
+  }
+
+  private ChartRender.Sidecar sidecar(ChartRender render, String name, Duration defaultTimeout) {
+    ChartRender.Sidecar chart = render.sidecar(name, defaultTimeout);
+    return sidecarWorkers > 0 ? chart.withWorkers(sidecarWorkers) : chart;
   }
 
   public static void main(String[] args) throws Exception {
@@ -89,7 +99,8 @@ public final class ControllerScaleBenchmark {
     }
     Path dist = Path.of(options.getOrDefault("dist", "dist/aws-csi-driver")).toAbsolutePath();
     var bench = new ControllerScaleBenchmark(dist, ChartRender.read(Path.of(options.get("ebs-render"))),
-        ChartRender.read(Path.of(options.get("efs-render"))), Integer.parseInt(options.getOrDefault("nodes", "50")));
+        ChartRender.read(Path.of(options.get("efs-render"))), Integer.parseInt(options.getOrDefault("nodes", "50")),
+        Integer.parseInt(options.getOrDefault("sidecar-workers", "0")));
     for (String run : options.getOrDefault("runs", "ebs:200,ebs:1000,ebs:3000,faults:1000,efs:500").split(",")) {
       String[] parts = run.trim().split(":");
       int n = Integer.parseInt(parts[1]);
@@ -112,8 +123,8 @@ public final class ControllerScaleBenchmark {
 
   private void ebs(String label, int n, boolean withFaults) throws Exception {
     RealismProfile profile = RealismProfile.realistic();
-    ChartRender.Sidecar provisioner = ebsRender.sidecar("csi-provisioner", Duration.ofSeconds(15));
-    ChartRender.Sidecar attacher = ebsRender.sidecar("csi-attacher", Duration.ofSeconds(15));
+    ChartRender.Sidecar provisioner = sidecar(ebsRender, "csi-provisioner", Duration.ofSeconds(15));
+    ChartRender.Sidecar attacher = sidecar(ebsRender, "csi-attacher", Duration.ofSeconds(15));
     LifecycleFloor.Faults faults = withFaults
         ? new LifecycleFloor.Faults(0.03, 30, 40, 0.05, u -> 20 + 20 * u) : LifecycleFloor.Faults.NONE;
     LifecycleFloor.Result floor = LifecycleFloor.simulate(profile, n, nodes, faults, FLOOR_TRIALS, 17);
@@ -401,7 +412,7 @@ public final class ControllerScaleBenchmark {
 
   private void efs(int n) throws Exception {
     RealismProfile profile = RealismProfile.realistic();
-    ChartRender.Sidecar provisioner = efsRender.sidecar("csi-provisioner", Duration.ofSeconds(15));
+    ChartRender.Sidecar provisioner = sidecar(efsRender, "csi-provisioner", Duration.ofSeconds(15));
     System.out.printf("%n=== efs: %d concurrent CreateVolume + DeleteVolume (efs-ap) on one file system with %d "
         + "access points, realism profile 'realistic'%n", n, EXISTING_ACCESS_POINTS);
     System.out.println("client: " + provisioner + " (claims and volumes: one queue each)");

@@ -3,6 +3,7 @@ package io.awscsi.ebs.cloud;
 import io.awscsi.aws.call.AwsCallError;
 import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.aws.call.CallDeadline;
+import io.awscsi.core.provider.WorkProgress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -96,8 +97,11 @@ public final class DescribeBatcher<K, V> {
     long wait = 0;
     synchronized (lock) {
       answer = pending.get(key);
-      if (deadline.at().isAfter(pendingDeadline)) {
-        pendingDeadline = deadline.at();
+      // An operation's work (longer than its callers) bounds the batch call by its waiting caller's deadline, so
+      // that a DescribeVolumes without an answer is found out then, as it was on the caller's thread.
+      Instant until = WorkProgress.attemptDeadline(deadline.at());
+      if (until.isAfter(pendingDeadline)) {
+        pendingDeadline = until;
       }
       if (answer == null) {
         answer = new CompletableFuture<>();
@@ -244,7 +248,7 @@ public final class DescribeBatcher<K, V> {
   }
 
   private Optional<V> await(CompletableFuture<Optional<V>> answer, CallDeadline deadline, K key) {
-    try {
+    try (var waiting = WorkProgress.waitingOn("the batched EC2 " + name + " lookup of " + key)) {
       return answer.get(deadline.remaining().toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       throw new AwsCallException(new AwsCallError.DeadlinePassed(name + " lookup of " + key

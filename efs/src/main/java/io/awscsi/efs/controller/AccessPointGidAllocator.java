@@ -2,6 +2,7 @@ package io.awscsi.efs.controller;
 
 import io.awscsi.core.errors.DriverException;
 import io.awscsi.core.provider.CallBudget;
+import io.awscsi.core.provider.WorkProgress;
 import io.awscsi.efs.cloud.AccessPoint;
 import io.awscsi.efs.cloud.EfsCloud;
 import java.time.Duration;
@@ -83,7 +84,8 @@ public final class AccessPointGidAllocator {
     FileSystemState state = state(fileSystemId);
     // A concurrent call may be listing with EFS frozen: wait no longer than this call's own deadline.
     Duration left = Duration.between(Instant.now(), CallBudget.deadline(LISTING_WAIT_FALLBACK));
-    try {
+    try (var waiting = WorkProgress.waitingOn("the DescribeAccessPoints listing of " + fileSystemId
+        + " that a concurrent CreateVolume is making")) {
       if (!state.lock.tryLock(Math.max(0, left.toNanos()), TimeUnit.NANOSECONDS)) {
         throw DriverException.deadlineExceeded("waiting for the DescribeAccessPoints listing of " + fileSystemId
             + " that a concurrent CreateVolume is making: EFS did not answer it before this call's deadline");
