@@ -1,6 +1,7 @@
 package io.awscsi.core.server;
 
 import io.awscsi.core.csi.ControllerService;
+import io.awscsi.core.csi.GroupControllerService;
 import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
 import io.awscsi.core.host.KubeletDirectory;
@@ -57,6 +58,8 @@ public final class DriverRuntime implements AutoCloseable {
     List<BindableService> services = new ArrayList<>();
     services.add(identity);
     provider.controller().ifPresent(c -> services.add(new ControllerService(c, inFlight)));
+    provider.controller().filter(c -> c.groupSnapshots().isPresent())
+        .ifPresent(c -> services.add(new GroupControllerService(c, inFlight)));
     provider.node().ifPresent(n -> services.add(new NodeService(n, inFlight,
         Objects.requireNonNull(kubelet, "a node serves below a kubelet directory"))));
     CsiServer server = CsiServer.start(endpoint, services, List.of(new CallRecordingInterceptor(metrics)));
