@@ -46,7 +46,10 @@ class EbsGroupSnapshotManagerTest {
     String other = attachedVolume("pvc-other", node);
 
     GroupSnapshot group = create("db", List.of(data, log),
-        Map.of("csi.storage.k8s.io/volumegroupsnapshot/name", "nightly", "tagSpecification_1", "team=db"));
+        Map.of("csi.storage.k8s.io/volumegroupsnapshot/name", "nightly",
+            "csi.storage.k8s.io/volumegroupsnapshot/namespace", "shop",
+            "csi.storage.k8s.io/volumegroupsnapshotcontent/name", "groupsnapcontent-1",
+            "tagSpecification_1", "team=db-{{ .VolumeGroupSnapshotNamespace }}/{{ .VolumeGroupSnapshotName }}"));
 
     assertThat(EbsIds.isGroupSnapshotId(group.groupSnapshotId())).as(group.groupSnapshotId()).isTrue();
     assertThat(cloud.count(Ec2Action.CREATE_SNAPSHOTS)).isEqualTo(1);
@@ -61,8 +64,10 @@ class EbsGroupSnapshotManagerTest {
           .containsEntry(EbsCloud.GROUP_SNAPSHOT_NAME_TAG, "db")
           .containsEntry(EbsCloud.GROUP_SNAPSHOT_ID_TAG, group.groupSnapshotId())
           .containsEntry(EbsCloud.GROUP_SNAPSHOT_CONSISTENCY_TAG, "crash-consistent")
-          .containsEntry("team", "db")
+          .containsEntry("team", "db-shop/nightly")
           .containsEntry("kubernetes.io/created-for/volumegroupsnapshot/name", "nightly")
+          .containsEntry("kubernetes.io/created-for/volumegroupsnapshot/namespace", "shop")
+          .containsEntry("kubernetes.io/created-for/volumegroupsnapshotcontent/name", "groupsnapcontent-1")
           .doesNotContainKey(EbsCloud.SNAPSHOT_NAME_TAG);
     }
     // Neither the boot volume nor the non-member data volume was snapshotted.
