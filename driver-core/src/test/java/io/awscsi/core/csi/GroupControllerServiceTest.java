@@ -20,6 +20,7 @@ import io.awscsi.core.provider.Snapshot;
 import io.awscsi.core.testing.FakeControllerProvider;
 import io.awscsi.core.testing.FakeDriver;
 import io.awscsi.core.testing.InProcessCsiServer;
+import io.awscsi.core.testing.LogCapture;
 import io.grpc.Status;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -135,6 +137,24 @@ class GroupControllerServiceTest {
     groups.ready = true;
     assertThat(server.groupController().getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder()
         .setGroupSnapshotId("group-db").build()).getGroupSnapshot().getReadyToUse()).isTrue();
+  }
+
+  @Test
+  void eachCallIsOneLogLineWithoutTheSecretsEvenAtDebug() {
+    serve(new FakeControllerProvider().withGroupSnapshots(groups));
+    List<String> calls;
+    String all;
+    try (LogCapture capture = LogCapture.start(Level.DEBUG)) {
+      server.groupController().createVolumeGroupSnapshot(create("db", "vol-a", "vol-b"));
+      statusOf(() -> server.groupController().createVolumeGroupSnapshot(create("", "vol-a")));
+      // At debug the request body is logged too (redacted): the call's line is the one with its duration.
+      calls = capture.messages("csi.calls").stream().filter(m -> m.contains(" duration=")).toList();
+      all = capture.text();
+    }
+    assertThat(calls).hasSize(2);
+    assertThat(calls.get(0)).contains("CreateVolumeGroupSnapshot", "OK");
+    assertThat(calls.get(1)).contains("CreateVolumeGroupSnapshot", "INVALID_ARGUMENT");
+    assertThat(all).doesNotContain("s3cr3t").contains("\"token\": \"***redacted***\"");
   }
 
   @Test
