@@ -1043,6 +1043,9 @@ DRIVER_TAGS = {
                                  "kubernetes.io/created-for/pvc/name"},
     "ebs-policy-cluster-scoped.json": {"ebs.csi.aws.com/cluster-name", "KubernetesCluster",
                                        "kubernetes.io/created-for/pvc/name"},
+    # The addition for VolumeGroupSnapshot (off by default; upstream has none): CreateSnapshots only for the driver's
+    # groups, whose every snapshot carries the group id tag.
+    "ebs-policy-group-snapshots.json": {"CSIVolumeGroupSnapshotId"},
     "efs-policy.json": {"efs.csi.aws.com/cluster"},
     "efs-cross-account-policy.json": {"efs.csi.aws.com/cross-account"},
 }
@@ -1072,6 +1075,13 @@ UPSTREAM_GRANTS = UPSTREAM_UNCONDITIONED | {
     ("ec2:DeleteTags", "arn:aws:ec2:*:*:volume/*"), ("ec2:DeleteTags", "arn:aws:ec2:*:*:snapshot/*"),
     ("ec2:LockSnapshot", "arn:aws:ec2:*:*:snapshot/*"),
 }
+# The VolumeGroupSnapshot addition (helm/iam/ebs-policy-group-snapshots.json): upstream has no group snapshots, so
+# this is all it may grant, and only for the driver's groups; the three EBS policies above never grant it.
+GROUP_SNAPSHOT_GRANTS = {
+    ("ec2:CreateSnapshots", "arn:aws:ec2:*:*:instance/*"), ("ec2:CreateSnapshots", "arn:aws:ec2:*:*:volume/*"),
+    ("ec2:CreateSnapshots", "arn:aws:ec2:*:*:snapshot/*"), ("ec2:CreateTags", "arn:aws:ec2:*:*:snapshot/*"),
+    ("ec2:DeleteSnapshot", "arn:aws:ec2:*:*:snapshot/*"),
+}
 
 
 def check_iam_default_as_upstream() -> list[str]:
@@ -1094,6 +1104,11 @@ def check_iam_default_as_upstream() -> list[str]:
             for action, resource in sorted(UPSTREAM_UNCONDITIONED - unconditioned):
                 problems.append(f"{file_name}: {action} on {resource} is bound to a tag; upstream's is not (static PVs "
                                 "on untagged volumes would stop working)")
+    addition = json.loads((IAM / "ebs-policy-group-snapshots.json").read_text())
+    granted = {(action, resource) for statement in addition["Statement"]
+               for action in as_list(statement["Action"]) for resource in as_list(statement["Resource"])}
+    if granted != GROUP_SNAPSHOT_GRANTS:
+        problems.append(f"ebs-policy-group-snapshots.json grants {sorted(granted)}, not {sorted(GROUP_SNAPSHOT_GRANTS)}")
     return problems
 
 

@@ -39,6 +39,9 @@ rules:
   - apiGroups: ["snapshot.storage.k8s.io"]
     resources: ["volumesnapshots", "volumesnapshotcontents"]
     verbs: ["get"]
+  - apiGroups: ["groupsnapshot.storage.k8s.io"]
+    resources: ["volumegroupsnapshots", "volumegroupsnapshotcontents"]
+    verbs: ["get"]
 {{- with $r.subjects }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1

@@ -49,6 +49,15 @@ final class ClusterReader {
   static final ResourceDefinitionContext VOLUME_SNAPSHOT_CLASS = new ResourceDefinitionContext.Builder()
       .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshotClass")
       .withPlural("volumesnapshotclasses").withNamespaced(false).build();
+  static final ResourceDefinitionContext VOLUME_GROUP_SNAPSHOT = new ResourceDefinitionContext.Builder()
+      .withGroup("groupsnapshot.storage.k8s.io").withVersion("v1").withKind("VolumeGroupSnapshot")
+      .withPlural("volumegroupsnapshots").withNamespaced(true).build();
+  static final ResourceDefinitionContext VOLUME_GROUP_SNAPSHOT_CLASS = new ResourceDefinitionContext.Builder()
+      .withGroup("groupsnapshot.storage.k8s.io").withVersion("v1").withKind("VolumeGroupSnapshotClass")
+      .withPlural("volumegroupsnapshotclasses").withNamespaced(false).build();
+  static final ResourceDefinitionContext VOLUME_GROUP_SNAPSHOT_CONTENT = new ResourceDefinitionContext.Builder()
+      .withGroup("groupsnapshot.storage.k8s.io").withVersion("v1").withKind("VolumeGroupSnapshotContent")
+      .withPlural("volumegroupsnapshotcontents").withNamespaced(false).build();
   static final ResourceDefinitionContext VOLUME_SNAPSHOT_CONTENT = new ResourceDefinitionContext.Builder()
       .withGroup("snapshot.storage.k8s.io").withVersion("v1").withKind("VolumeSnapshotContent")
       .withPlural("volumesnapshotcontents").withNamespaced(false).build();
@@ -65,6 +74,8 @@ final class ClusterReader {
     record Volumes(List<VolumeView> volumes, List<ClassMissing> classMissing) implements Read {}
 
     record Snapshot(SnapshotView snapshot) implements Read {}
+
+    record GroupSnapshot(Views.GroupSnapshotView group) implements Read {}
 
     /** Nothing to diagnose: the target is missing, unreadable, or not a volume of these drivers. */
     record Unreadable(String reason) implements Read {}
@@ -126,6 +137,7 @@ final class ClusterReader {
         yield volumeOfPv(pv);
       }
       case Target.VolumeSnapshot t -> snapshot(t);
+      case Target.VolumeGroupSnapshot t -> groupSnapshot(t);
     };
   }
 
@@ -279,6 +291,49 @@ final class ClusterReader {
     }
     return new Read.Snapshot(new SnapshotView(clock.instant(), snapshot, vsc, source, pv, events(withEvents, gaps),
         state, gaps.list, classMissing));
+  }
+
+  /** A VolumeGroupSnapshot, its content and (when no content was made) whether its class exists. EBS only. */
+  private Read groupSnapshot(Target.VolumeGroupSnapshot t) {
+    GenericKubernetesResource group;
+    try {
+      group = client.genericKubernetesResources(VOLUME_GROUP_SNAPSHOT).inNamespace(t.namespace()).withName(t.name())
+          .get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return new Read.Unreadable("the cluster does not serve groupsnapshot.storage.k8s.io/v1 (no group snapshot"
+            + " CRDs of external-snapshotter)");
+      }
+      throw e;
+    }
+    if (group == null) {
+      return new Read.Unreadable("VolumeGroupSnapshot " + t.namespace() + "/" + t.name() + " not found");
+    }
+    Gaps gaps = new Gaps();
+    String contentName = Fields.string(group, "status", "boundVolumeGroupSnapshotContentName");
+    if (contentName.isEmpty()) {
+      contentName = Fields.string(group, "spec", "source", "volumeGroupSnapshotContentName");
+    }
+    String name = contentName;
+    GenericKubernetesResource content = name.isEmpty() ? null : gaps.get("volumegroupsnapshotcontent " + name,
+        () -> client.genericKubernetesResources(VOLUME_GROUP_SNAPSHOT_CONTENT).withName(name).get());
+    String driverName = content == null ? "" : Fields.string(content, "spec", "driver");
+    if (!driverName.isEmpty() && Driver.byCsiName(driverName).filter(d -> d == Driver.EBS).isEmpty()) {
+      return new Read.Unreadable("VolumeGroupSnapshot " + t.namespace() + "/" + t.name() + " is of driver "
+          + driverName + ", not " + Driver.EBS.csiName + " (the only one here with group snapshots)");
+    }
+    String className = Fields.string(group, "spec", "volumeGroupSnapshotClassName");
+    boolean classMissing = !className.isEmpty() && content == null
+        && gaps.get("volumegroupsnapshotclass " + className,
+            () -> client.genericKubernetesResources(VOLUME_GROUP_SNAPSHOT_CLASS).withName(className).get()) == null
+        && gaps.list.stream().noneMatch(g -> g.contains("volumegroupsnapshotclass"));
+    DriverState state = driverState(Driver.EBS, Set.of(), gaps);
+    List<HasMetadata> withEvents = new ArrayList<>(List.of(group));
+    if (content != null) {
+      withEvents.add(content);
+    }
+    return new Read.GroupSnapshot(new Views.GroupSnapshotView(clock.instant(), group, content,
+        events(withEvents, gaps), state, gaps.list, classMissing));
   }
 
   private DriverState driverState(Driver driver, Set<String> nodes, Gaps gaps) {

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * {@code aws-csi-driver diagnose pvc|pod|volumesnapshot NAMESPACE/NAME} or {@code diagnose pv NAME}: which stage of
+ * {@code aws-csi-driver diagnose pvc|pod|volumesnapshot|volumegroupsnapshot NAMESPACE/NAME} or {@code diagnose pv NAME}: which stage of
  * the volume is stuck or failed, which component and container hold the answer, what it reported, what that means,
  * what to do, and the driver's own log line for the call. A short-lived command of its own: the Kubernetes client it
  * needs never loads into a serving driver.
@@ -30,6 +30,7 @@ public final class DiagnoseCommand {
       aws-csi-driver diagnose pvc NAMESPACE/NAME [flags]
       aws-csi-driver diagnose pod NAMESPACE/NAME [flags]         every claim the pod mounts
       aws-csi-driver diagnose volumesnapshot NAMESPACE/NAME [flags]
+      aws-csi-driver diagnose volumegroupsnapshot NAMESPACE/NAME [flags]   EBS group snapshots
       aws-csi-driver diagnose pv NAME [flags]
       aws-csi-driver diagnose --print-table                       the table below, in Markdown (docs/diagnose.md's)
       aws-csi-driver diagnose --print-rbac                        the read-only ClusterRole it needs, as YAML
@@ -37,9 +38,9 @@ public final class DiagnoseCommand {
       It reads, through the Kubernetes API and read-only, the claim's status, conditions and events, its
       StorageClass, the PV, the VolumeAttachments, the pods using the claim and their events, the CSINode and node
       plugin pod of each node concerned, the Leases that say which controller replica leads each sidecar, and
-      VolumeSnapshots with their contents. It names the stage that is stuck or failed (Scheduling, Provisioning,
+      VolumeSnapshots and VolumeGroupSnapshots with their contents. It names the stage that is stuck or failed (Scheduling, Provisioning,
       Restoring, Attaching, Staging, Publishing, Expanding in the controller, Expanding on the node, Modifying,
-      Snapshotting, Detaching, Deleting), the component and the exact container that holds the answer (the sidecar
+      Snapshotting, Group snapshotting, Detaching, Deleting), the component and the exact container that holds the answer (the sidecar
       in the controller pod holding its Lease, or the node plugin on the pod's node), the error that component
       reported, what it means and what to do, and the kubectl commands that show the full logs. It then reads the
       driver's own log through the API (pods/log) and prints its line for the call (method, volume, outcome), from
@@ -133,6 +134,7 @@ public final class DiagnoseCommand {
         vs.classMissing().forEach(c -> diagnoses.add(inference.diagnose(c)));
       }
       case ClusterReader.Read.Snapshot s -> diagnoses.add(withLog.apply(inference.diagnose(s.snapshot())));
+      case ClusterReader.Read.GroupSnapshot g -> diagnoses.add(withLog.apply(inference.diagnose(g.group())));
     }
     return diagnoses;
   }

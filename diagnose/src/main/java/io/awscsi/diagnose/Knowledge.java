@@ -134,6 +134,13 @@ final class Knowledge {
         "VolumeSnapshotContent status.error, VolumeSnapshot status.error and events",
         "The snapshotter's CreateSnapshot (EC2 CreateSnapshot) failed, or the snapshot has not been cut yet.",
         "Fix the cause the error names; the snapshotter retries."),
+    GROUP_SNAPSHOTTING("Group snapshotting", Actor.SNAPSHOTTER, "CreateVolumeGroupSnapshot",
+        "VolumeGroupSnapshotContent status.error, VolumeGroupSnapshot status.error and events",
+        "The snapshotter's CreateVolumeGroupSnapshot (EC2 CreateSnapshots of the members' instance) failed, or the"
+            + " group has not been cut yet. Members not all attached to one instance are refused unless the"
+            + " VolumeGroupSnapshotClass says crashConsistency: bestEffort.",
+        "Fix the cause the error names (attach the members to one node, or accept best effort); the snapshotter"
+            + " retries."),
     DETACHING("Detaching", Actor.ATTACHER, "ControllerUnpublishVolume",
         "VolumeAttachment status.detachError; the node's status.volumesInUse",
         "The kubelet unmounts (NodeUnpublishVolume, NodeUnstageVolume) first, then the attacher's"

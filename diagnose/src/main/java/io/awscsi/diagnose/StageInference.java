@@ -598,6 +598,73 @@ final class StageInference {
             + " (EBS snapshots take minutes to hours)");
   }
 
+  Diagnosis diagnose(Views.GroupSnapshotView v) {
+    GenericKubernetesResource group = v.group();
+    GenericKubernetesResource content = v.content();
+    List<String> seen = new ArrayList<>();
+    String subject = "volumegroupsnapshot " + group.getMetadata().getNamespace() + "/" + group.getMetadata().getName();
+    seen.add("VolumeGroupSnapshot " + group.getMetadata().getNamespace() + "/" + group.getMetadata().getName()
+        + ": class " + orNone(Fields.string(group, "spec", "volumeGroupSnapshotClassName")) + ", readyToUse "
+        + Fields.isTrue(group, "status", "readyToUse"));
+    if (content != null) {
+      seen.add("VolumeGroupSnapshotContent " + content.getMetadata().getName() + ": group "
+          + orNone(Fields.string(content, "status", "volumeGroupSnapshotHandle")));
+    }
+    Evidence.sidecarEvidence(v.driver(), Actor.SNAPSHOTTER, v.now(), seen);
+    Finding finding = groupSnapshotFinding(v, group, content);
+    LogQuery query = finding.stage() == null ? null : Wording.controllerQuery(v.driver(), finding.actor(),
+        finding.stage().csiMethod, "");
+    return wording.word(subject, finding, v.driver(), "", "", "", null, seen, v.gaps(), List.of(), query);
+  }
+
+  private Finding groupSnapshotFinding(Views.GroupSnapshotView v, GenericKubernetesResource group,
+      GenericKubernetesResource content) {
+    if (Fields.isTrue(group, "status", "readyToUse")) {
+      return Finding.healthy("ready to use (group " + Fields.string(content, "status", "volumeGroupSnapshotHandle")
+          + ")");
+    }
+    String contentError = Fields.string(content, "status", "error", "message");
+    if (!contentError.isEmpty()) {
+      return new Finding(Verdict.FAILED, Stage.GROUP_SNAPSHOTTING, Actor.SNAPSHOTTER, "", contentError,
+          "CreateVolumeGroupSnapshot failed");
+    }
+    String groupError = Fields.string(group, "status", "error", "message");
+    if (v.classMissing()) {
+      String className = Fields.string(group, "spec", "volumeGroupSnapshotClassName");
+      return new Finding(Verdict.FAILED, Stage.GROUP_SNAPSHOTTING, Actor.SNAPSHOT_CONTROLLER, "",
+          groupError.isEmpty() ? "volumegroupsnapshotclass \"" + className + "\" not found" : groupError,
+          "the group snapshot's VolumeGroupSnapshotClass " + className + " does not exist");
+    }
+    if (!groupError.isEmpty()) {
+      return new Finding(Verdict.FAILED, Stage.GROUP_SNAPSHOTTING, content == null ? Actor.SNAPSHOT_CONTROLLER
+          : Actor.SNAPSHOTTER, "", groupError, "the group snapshot failed");
+    }
+    Optional<Event> warning = latestWarning(v.events(), group).or(() -> latestWarning(v.events(), content));
+    if (warning.isPresent()) {
+      return new Finding(Verdict.FAILED, Stage.GROUP_SNAPSHOTTING, content != null ? Actor.SNAPSHOTTER
+          : Actor.SNAPSHOT_CONTROLLER, "", warning.get().getMessage(), "the group snapshot failed");
+    }
+    if (content == null) {
+      return byAge(Views.created(group), Stage.GROUP_SNAPSHOTTING, Actor.SNAPSHOT_CONTROLLER, "",
+          "no VolumeGroupSnapshotContent yet: snapshot-controller has not made one (is it running with the"
+              + " CSIVolumeGroupSnapshot feature gate? do the claims match the selector?)");
+    }
+    if (Fields.string(content, "status", "volumeGroupSnapshotHandle").isEmpty()) {
+      String missing = v.driver().sidecarMissing(Actor.SNAPSHOTTER, v.now());
+      return byAge(Views.created(content), Stage.GROUP_SNAPSHOTTING, Actor.SNAPSHOTTER, "", missing.isEmpty()
+          ? "CreateVolumeGroupSnapshot has not returned a group yet (is csi-snapshotter running with"
+              + " --feature-gates=CSIVolumeGroupSnapshot=true?)" : missing);
+    }
+    return new Finding(Verdict.PROGRESSING, Stage.GROUP_SNAPSHOTTING, Actor.SNAPSHOTTER, "", "",
+        "group " + Fields.string(content, "status", "volumeGroupSnapshotHandle") + " is cut; EC2 is still copying"
+            + " its snapshots");
+  }
+
+  private static Optional<Event> latestWarning(Views.Events events, GenericKubernetesResource object) {
+    return object == null ? Optional.empty() : events.of(object).stream().filter(e -> "Warning".equals(e.getType()))
+        .max(Comparator.comparing(Views::time));
+  }
+
   private static Optional<Event> warnings(SnapshotView v, GenericKubernetesResource object) {
     return v.events().of(object).stream().filter(e -> "Warning".equals(e.getType()))
         .max(Comparator.comparing(Views::time));

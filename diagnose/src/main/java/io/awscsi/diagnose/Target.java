@@ -1,6 +1,9 @@
 package io.awscsi.diagnose;
 
-/** What to diagnose: {@code pvc NS/NAME}, {@code pod NS/NAME}, {@code volumesnapshot NS/NAME} or {@code pv NAME}. */
+/**
+ * What to diagnose: {@code pvc NS/NAME}, {@code pod NS/NAME}, {@code volumesnapshot NS/NAME},
+ * {@code volumegroupsnapshot NS/NAME} or {@code pv NAME}.
+ */
 sealed interface Target {
 
   String kind();
@@ -32,6 +35,13 @@ sealed interface Target {
     @Override
     public String kind() {
       return "volumesnapshot";
+    }
+  }
+
+  record VolumeGroupSnapshot(String namespace, String name) implements Target {
+    @Override
+    public String kind() {
+      return "volumegroupsnapshot";
     }
   }
 
@@ -70,7 +80,9 @@ sealed interface Target {
       case "pvc", "persistentvolumeclaim", "persistentvolumeclaims" -> new Pvc(namespace, name);
       case "pod", "pods", "po" -> new Pod(namespace, name);
       case "volumesnapshot", "volumesnapshots", "vs" -> new VolumeSnapshot(namespace, name);
-      default -> throw new IllegalArgumentException("unknown kind " + kind + "; use pvc, pod, volumesnapshot or pv");
+      case "volumegroupsnapshot", "volumegroupsnapshots", "vgs" -> new VolumeGroupSnapshot(namespace, name);
+      default -> throw new IllegalArgumentException("unknown kind " + kind
+          + "; use pvc, pod, volumesnapshot, volumegroupsnapshot or pv");
     };
   }
 

@@ -149,6 +149,10 @@ final class Views {
                       PersistentVolumeClaim source, PersistentVolume sourcePv, Events events, DriverState driver,
                       List<String> gaps, boolean classMissing) {}
 
+  /** A VolumeGroupSnapshot and its content (null until snapshot-controller made one). */
+  record GroupSnapshotView(Instant now, GenericKubernetesResource group, GenericKubernetesResource content,
+                           Events events, DriverState driver, List<String> gaps, boolean classMissing) {}
+
   /** A claim whose StorageClass does not exist: no driver is known, only the claim and its events. */
   record ClassMissing(Instant now, PersistentVolumeClaim pvc, String className, Events events, List<String> gaps) {}
 

@@ -63,10 +63,12 @@ class ApiReadsTest {
       cluster.snapshot("nightly", "data", Map.of("readyToUse", false, "boundVolumeSnapshotContentName", "sc-1"));
       cluster.snapshotContent("sc-1", "nightly", "vol-0123456789abcdef0", Map.of("readyToUse", false));
       cluster.log(DRIVER_NS, CONTROLLER, "ebs-plugin", Duration.ofHours(1), "");
+      cluster.groupSnapshot("db", Map.of("readyToUse", false, "boundVolumeGroupSnapshotContentName", "vgsc-1"));
+      cluster.groupSnapshotContent("vgsc-1", "db", Map.of("readyToUse", false));
       cluster.requests(); // the set-up's own requests
 
       for (Target t : List.of(new Target.Pod(NS, "app"), new Target.Pv(pv.getMetadata().getName()),
-          new Target.VolumeSnapshot(NS, "nightly"))) {
+          new Target.VolumeSnapshot(NS, "nightly"), new Target.VolumeGroupSnapshot(NS, "db"))) {
         DiagnoseCommand.diagnose(cluster.client, t, Duration.ofHours(1), Duration.ofMinutes(2), Clock.systemUTC());
       }
 

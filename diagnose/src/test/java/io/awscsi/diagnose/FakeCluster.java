@@ -339,6 +339,25 @@ final class FakeCluster implements AutoCloseable {
             .addToAdditionalProperties("status", status).build()).create();
   }
 
+  GenericKubernetesResource groupSnapshot(String name, Map<String, Object> status) {
+    return client.genericKubernetesResources(ClusterReader.VOLUME_GROUP_SNAPSHOT).inNamespace(NS).resource(
+        new GenericKubernetesResourceBuilder().withApiVersion("groupsnapshot.storage.k8s.io/v1")
+            .withKind("VolumeGroupSnapshot").withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+            .addToAdditionalProperties("spec", Map.of("volumeGroupSnapshotClassName", "ebs-vgsc",
+                "source", Map.of("selector", Map.of("matchLabels", Map.of("group", "db")))))
+            .addToAdditionalProperties("status", status).build()).create();
+  }
+
+  GenericKubernetesResource groupSnapshotContent(String name, String group, Map<String, Object> status) {
+    return client.genericKubernetesResources(ClusterReader.VOLUME_GROUP_SNAPSHOT_CONTENT).resource(
+        new GenericKubernetesResourceBuilder().withApiVersion("groupsnapshot.storage.k8s.io/v1")
+            .withKind("VolumeGroupSnapshotContent").withNewMetadata().withName(name).endMetadata()
+            .addToAdditionalProperties("spec", Map.of("driver", "ebs.csi.aws.com", "deletionPolicy", "Delete",
+                "volumeGroupSnapshotClassName", "ebs-vgsc",
+                "volumeGroupSnapshotRef", Map.of("kind", "VolumeGroupSnapshot", "namespace", NS, "name", group)))
+            .addToAdditionalProperties("status", status).build()).create();
+  }
+
   /** The request paths the diagnosis sent, in order (for the RBAC check). */
   List<String> requests() throws InterruptedException {
     List<String> paths = new ArrayList<>();

@@ -523,6 +523,47 @@ class StageInferenceTest {
   }
 
   @Test
+  void aGroupSnapshotRefusedForMembersOnSeveralInstancesIsGroupSnapshottingInTheSnapshotter() {
+    String refusal = "the volumes of group snapshot groupsnapshot-1 are not all attached to one instance";
+    String contentError = "failed to create group snapshot content: rpc error: code = FailedPrecondition desc = "
+        + refusal;
+    cluster.groupSnapshot("db", Map.of("readyToUse", false, "boundVolumeGroupSnapshotContentName", "vgsc-1"));
+    cluster.groupSnapshotContent("vgsc-1", "db", Map.of("readyToUse", false, "error",
+        Map.of("message", contentError)));
+    cluster.log(DRIVER_NS, CONTROLLER, "ebs-plugin", SINCE, textLine("WARN", "CreateVolumeGroupSnapshot: "
+        + "duration=30ms outcome=FAILED_PRECONDITION error=\"" + refusal + "\"") + "\n");
+
+    List<Diagnosis> all = diagnose(new Target.VolumeGroupSnapshot(NS, "db"), Clock.systemUTC());
+
+    assertThat(all).singleElement().satisfies(d -> {
+      assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+      assertThat(d.stage()).isEqualTo(Stage.GROUP_SNAPSHOTTING);
+      assertThat(d.component()).isEqualTo("csi-snapshotter");
+      assertThat(d.where()).isEqualTo("csi-snapshotter in kube-system/" + CONTROLLER + " (the Lease holder)");
+      assertThat(d.error()).contains("not all attached to one instance");
+    });
+  }
+
+  @Test
+  void aGroupSnapshotOfAMissingClassIsTheSnapshotControllersAndAReadyOneIsHealthy() {
+    cluster.groupSnapshot("db", Map.of("readyToUse", false));
+    Diagnosis missing = diagnose(new Target.VolumeGroupSnapshot(NS, "db"), cluster.later(Duration.ofMinutes(10)))
+        .getFirst();
+    assertThat(missing.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(missing.stage()).isEqualTo(Stage.GROUP_SNAPSHOTTING);
+    assertThat(missing.component()).isEqualTo("snapshot-controller");
+    assertThat(missing.summary()).contains("VolumeGroupSnapshotClass ebs-vgsc does not exist");
+
+    cluster.groupSnapshot("ready", Map.of("readyToUse", true, "boundVolumeGroupSnapshotContentName", "vgsc-2"));
+    cluster.groupSnapshotContent("vgsc-2", "ready", Map.of("readyToUse", true,
+        "volumeGroupSnapshotHandle", "groupsnap-0123456789abcdef0"));
+    Diagnosis ready = diagnose(new Target.VolumeGroupSnapshot(NS, "ready"), Clock.systemUTC()).getFirst();
+    assertThat(ready.verdict()).isEqualTo(Verdict.HEALTHY);
+    assertThat(ready.summary()).contains("groupsnap-0123456789abcdef0");
+    assertThat(Target.parse("vgs", "shop/db")).isEqualTo(new Target.VolumeGroupSnapshot("shop", "db"));
+  }
+
+  @Test
   void aSnapshotWithoutContentIsTheSnapshotControllers() {
     healthyVolume("data", "app");
     cluster.snapshot("nightly", "data", Map.of("readyToUse", false));

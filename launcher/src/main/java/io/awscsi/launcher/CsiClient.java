@@ -2,6 +2,7 @@ package io.awscsi.launcher;
 
 import com.google.protobuf.MessageLite;
 import csi.v1.ControllerGrpc;
+import csi.v1.GroupControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import io.awscsi.core.json.CsiJsonParser;
@@ -72,6 +73,7 @@ public final class CsiClient {
 
   private static Stream<MethodDescriptor<?, ?>> methods() {
     return Stream.of(IdentityGrpc.getServiceDescriptor(), ControllerGrpc.getServiceDescriptor(),
-        NodeGrpc.getServiceDescriptor(), RegistrationGrpc.getServiceDescriptor()).flatMap(s -> s.getMethods().stream());
+        GroupControllerGrpc.getServiceDescriptor(), NodeGrpc.getServiceDescriptor(),
+        RegistrationGrpc.getServiceDescriptor()).flatMap(s -> s.getMethods().stream());
   }
 }

@@ -49,6 +49,7 @@ class ParameterEffectsTableTest {
     KINDS.put(EbsParameterKeys.VOLUME_ATTRIBUTES_CLASS_AT_CREATE, "EBS VolumeAttributesClass at CreateVolume");
     KINDS.put(EbsParameterKeys.VOLUME_ATTRIBUTES_CLASS, "EBS VolumeAttributesClass (ControllerModifyVolume)");
     KINDS.put(EbsParameterKeys.VOLUME_SNAPSHOT_CLASS, "EBS VolumeSnapshotClass");
+    KINDS.put(EbsParameterKeys.VOLUME_GROUP_SNAPSHOT_CLASS, "EBS VolumeGroupSnapshotClass");
     KINDS.put("efs-storageclass", "EFS StorageClass");
     KINDS.put(FLAG, "Driver flags (`aws-csi-driver [serve]`, both drivers)");
   }

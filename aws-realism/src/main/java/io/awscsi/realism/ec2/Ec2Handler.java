@@ -107,6 +107,7 @@ public final class Ec2Handler implements ServiceHandler {
       case "DetachVolume" -> detachVolume(request, params);
       case "ModifyVolume" -> modifyVolume(request, params);
       case "CreateSnapshot" -> createSnapshot(request, params);
+      case "CreateSnapshots" -> createSnapshots(request, params);
       case "CreateSubnet" -> createSubnet(request, params);
       case "RunInstances" -> runInstances(request, params);
       case "DeleteSnapshot" -> deleteSnapshot(request, params);
@@ -607,6 +608,40 @@ public final class Ec2Handler implements ServiceHandler {
       outpost.ifPresent(arn -> state.placeOnOutpost(id, arn));
     });
     views.rewriteSnapshot(root, now);
+    return response.withBody(Xml.write(doc));
+  }
+
+  /**
+   * CreateSnapshots as EC2 takes it: the volumes attached to the instance at one point in time (one start time for
+   * all), less the boot volume when {@code InstanceSpecification.ExcludeBootVolume} and the data volumes of
+   * {@code InstanceSpecification.ExcludeDataVolumeId.N}, each then pending with its own progress. moto snapshots
+   * every attached volume whatever ExcludeDataVolumeIds says, so the excluded ones are deleted from moto again and
+   * left out of the answer. Its token bucket is its own, as every action's (EC2 throttles it apart from CreateSnapshot).
+   */
+  private ProxyResponse createSnapshots(ProxyRequest request, QueryParams params) {
+    params.get("InstanceSpecification.InstanceId")
+        .orElseThrow(() -> Ec2Errors.missingParameter("InstanceSpecification.InstanceId"));
+    // The SDKs send the member name of the list (ExcludeDataVolumeId.N); the plural is accepted as well.
+    Set<String> excluded = new java.util.HashSet<>(params.list("InstanceSpecification.ExcludeDataVolumeId"));
+    excluded.addAll(params.list("InstanceSpecification.ExcludeDataVolumeIds"));
+    ProxyResponse response = upstream.send(request);
+    if (response.isError()) {
+      return response;
+    }
+    Document doc = Xml.parse(response.body());
+    Element root = doc.getDocumentElement();
+    Instant now = clock.instant();
+    for (Element item : Xml.items(root, "snapshotSet")) {
+      String id = Xml.text(item, "snapshotId").orElse("");
+      if (excluded.contains(Xml.text(item, "volumeId").orElse(""))) {
+        moto.call(request, "DeleteSnapshot", QueryParams.of(Map.of("SnapshotId", id)));
+        item.getParentNode().removeChild(item);
+        continue;
+      }
+      state.addSnapshot(new SnapshotProgress(id, now, now.plus(profile.snapshotCompletion().sample(random)), true));
+      Xml.setText(item, "startTime", Ec2Views.timestamp(now));
+      views.rewriteSnapshot(item, now);
+    }
     return response.withBody(Xml.write(doc));
   }
 

@@ -140,6 +140,9 @@ final class Ec2Views {
     state.snapshot(snapshotId).ifPresent(progress -> {
       Xml.setText(snapshot, "status", progress.status(now));
       Xml.setText(snapshot, "progress", progress.progress(now));
+      if (progress.sharedStart()) {
+        Xml.setText(snapshot, "startTime", timestamp(progress.startTime()));
+      }
     });
   }
 

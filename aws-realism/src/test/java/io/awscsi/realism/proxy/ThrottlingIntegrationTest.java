@@ -91,6 +91,25 @@ class ThrottlingIntegrationTest {
   }
 
   @Test
+  void createSnapshotsIsThrottledInItsOwnBucketApartFromCreateSnapshot(MotoServer moto) {
+    var small = RealismProfile.fast().withThrottle(
+        ThrottleLimits.ec2Defaults().withAction("CreateSnapshots", new BucketLimit(2, 1)));
+    try (var proxy = proxy(moto, small); Ec2Client ec2 = AwsClients.ec2(proxy.endpoint())) {
+      for (int i = 0; i < 2; i++) {
+        assertThatThrownBy(() -> ec2.createSnapshots(r -> r.instanceSpecification(s -> s
+            .instanceId("i-0123456789abcdef0")))).isInstanceOf(Ec2Exception.class);
+      }
+      assertThrottled(() -> ec2.createSnapshots(r -> r.instanceSpecification(s -> s
+          .instanceId("i-0123456789abcdef0"))));
+      assertThatThrownBy(() -> ec2.createSnapshot(r -> r.volumeId("vol-0123456789abcdef0")))
+          .isInstanceOfSatisfying(Ec2Exception.class,
+              e -> assertThat(e.awsErrorDetails().errorCode()).isNotEqualTo("RequestLimitExceeded"));
+      assertThat(proxy.stats().action("ec2", "CreateSnapshots").throttled()).isEqualTo(1);
+      assertThat(proxy.stats().action("ec2", "CreateSnapshot").throttled()).isZero();
+    }
+  }
+
+  @Test
   void efsThrottlingIsAThrottlingExceptionTheSdkRecognises(MotoServer moto) {
     var small = RealismProfile.fast().withEfsThrottle(
         ThrottleLimits.efsDefaults().withAction("DescribeAccessPoints", new BucketLimit(2, 1)));

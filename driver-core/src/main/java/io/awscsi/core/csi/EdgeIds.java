@@ -39,6 +39,14 @@ final class EdgeIds {
     return id;
   }
 
+  /** A group snapshot id that must exist: NOT_FOUND when it cannot be one of this driver's. */
+  String groupSnapshot(String id, String field) {
+    syntax.groupSnapshotIdProblem(id).ifPresent(problem -> {
+      throw DriverException.notFound(field + ": group snapshot " + quoted(id) + " does not exist: " + problem);
+    });
+    return id;
+  }
+
   /** A node id that must exist: NOT_FOUND when it cannot be one of this driver's. */
   String node(String id, String field) {
     syntax.nodeIdProblem(id).ifPresent(problem -> {
@@ -54,6 +62,10 @@ final class EdgeIds {
 
   boolean snapshotCannotExist(String id, String rpc) {
     return cannotExist(syntax.snapshotIdProblem(id), "snapshot", id, rpc);
+  }
+
+  boolean groupSnapshotCannotExist(String id, String rpc) {
+    return cannotExist(syntax.groupSnapshotIdProblem(id), "group snapshot", id, rpc);
   }
 
   boolean nodeCannotExist(String id, String rpc) {

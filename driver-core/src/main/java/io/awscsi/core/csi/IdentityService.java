@@ -54,6 +54,9 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
         caps.add(PluginCapability.newBuilder().setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
             .setType(PluginCapability.VolumeExpansion.Type.ONLINE)).build());
       }
+      if (driver.controller().get().groupSnapshots().isPresent()) {
+        caps.add(service(PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+      }
     }
     if (driver.volumeAccessibilityConstraints()) {
       caps.add(service(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS));

@@ -3,6 +3,7 @@ package io.awscsi.core.csi;
 import csi.v1.Topology;
 import csi.v1.VolumeContentSource;
 import io.awscsi.core.provider.AccessType;
+import io.awscsi.core.provider.GroupSnapshot;
 import io.awscsi.core.provider.Snapshot;
 import io.awscsi.core.provider.Volume;
 import io.awscsi.core.provider.VolumeCapability;
@@ -36,10 +37,23 @@ final class ResponseBuilder {
         .setSnapshotId(s.snapshotId())
         .setSourceVolumeId(s.sourceVolumeId())
         .setSizeBytes(s.sizeBytes())
-        .setReadyToUse(s.readyToUse());
+        .setReadyToUse(s.readyToUse())
+        .setGroupSnapshotId(s.groupSnapshotId());
     if (s.createdAt() != null) {
       b.setCreationTime(Timestamp.newBuilder().setSeconds(s.createdAt().getEpochSecond())
           .setNanos(s.createdAt().getNano()));
+    }
+    return b.build();
+  }
+
+  static csi.v1.VolumeGroupSnapshot groupSnapshot(GroupSnapshot g) {
+    csi.v1.VolumeGroupSnapshot.Builder b = csi.v1.VolumeGroupSnapshot.newBuilder()
+        .setGroupSnapshotId(g.groupSnapshotId())
+        .setReadyToUse(g.readyToUse());
+    g.snapshots().forEach(s -> b.addSnapshots(snapshot(s)));
+    if (g.createdAt() != null) {
+      b.setCreationTime(Timestamp.newBuilder().setSeconds(g.createdAt().getEpochSecond())
+          .setNanos(g.createdAt().getNano()));
     }
     return b.build();
   }

@@ -12,6 +12,8 @@ public enum HostTool {
   LSBLK("lsblk", "util-linux"),
   BLOCKDEV("blockdev", "util-linux"),
   LOSETUP("losetup", "mount"),
+  /** Only the local emulation runs it: a group snapshot of loop devices stops writes to all of them at one instant. */
+  FSFREEZE("fsfreeze", "util-linux"),
   MKFS_EXT3("mkfs.ext3", "e2fsprogs"),
   MKFS_EXT4("mkfs.ext4", "e2fsprogs"),
   MKFS_XFS("mkfs.xfs", "xfsprogs"),

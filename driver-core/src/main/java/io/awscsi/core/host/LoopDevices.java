@@ -87,6 +87,18 @@ public final class LoopDevices {
     runner.run(Command.of(HostTool.LOSETUP, "--set-capacity", device.toString()));
   }
 
+  /**
+   * Freezes the file system mounted at {@code mountPoint}: dirty data reaches the device (and so the loop device's
+   * backing file), and every new write waits until {@link #thaw}.
+   */
+  public void freeze(Path mountPoint) {
+    runner.run(Command.of(HostTool.FSFREEZE, "--freeze", mountPoint.toString()));
+  }
+
+  public void thaw(Path mountPoint) {
+    runner.run(Command.of(HostTool.FSFREEZE, "--unfreeze", mountPoint.toString()));
+  }
+
   /** Detaches the device; the backing file is untouched. */
   public void detach(Path device) {
     runner.run(Command.of(HostTool.LOSETUP, "--detach", device.toString()));

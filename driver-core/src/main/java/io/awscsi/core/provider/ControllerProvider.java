@@ -26,6 +26,14 @@ public interface ControllerProvider {
     return Optional.empty();
   }
 
+  /**
+   * The GroupController service's group snapshots; when present, the identity advertises GROUP_CONTROLLER_SERVICE
+   * and the GroupController service is served beside the controller.
+   */
+  default Optional<GroupSnapshotManager> groupSnapshots() {
+    return Optional.empty();
+  }
+
   default Optional<VolumeLister> lister() {
     return Optional.empty();
   }

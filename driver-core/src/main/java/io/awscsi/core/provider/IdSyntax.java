@@ -22,6 +22,11 @@ public interface IdSyntax {
     return Optional.empty();
   }
 
+  /** Why {@code id} cannot be a group snapshot id of this driver. */
+  default Optional<String> groupSnapshotIdProblem(String id) {
+    return Optional.empty();
+  }
+
   /** Why {@code id} cannot be a node id of this driver (what NodeGetInfo reports). */
   default Optional<String> nodeIdProblem(String id) {
     return Optional.empty();

@@ -1,6 +1,7 @@
 package io.awscsi.core.server;
 
 import io.awscsi.core.csi.ControllerService;
+import io.awscsi.core.csi.GroupControllerService;
 import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
 import io.awscsi.core.host.KubeletDirectory;
@@ -59,6 +60,8 @@ public final class DriverRuntime implements AutoCloseable {
     // Each service its own table of operations in flight, as upstream: a controller's DeleteVolume does not refuse a
     // node's NodeUnstageVolume of the same volume in a process that serves both.
     provider.controller().ifPresent(c -> services.add(new ControllerService(c, new InFlightOperations())));
+    provider.controller().filter(c -> c.groupSnapshots().isPresent())
+        .ifPresent(c -> services.add(new GroupControllerService(c, new InFlightGuard())));
     provider.node().ifPresent(n -> services.add(new NodeService(n, new InFlightGuard(),
         Objects.requireNonNull(kubelet, "a node serves below a kubelet directory"))));
     CsiServer server = CsiServer.start(endpoint, services, List.of(new CallRecordingInterceptor(metrics)));

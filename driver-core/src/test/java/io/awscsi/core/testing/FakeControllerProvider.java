@@ -1,6 +1,7 @@
 package io.awscsi.core.testing;
 
 import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.GroupSnapshotManager;
 import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.SnapshotManager;
@@ -20,6 +21,7 @@ public final class FakeControllerProvider implements ControllerProvider {
   private VolumeModifier modifier;
   private SnapshotManager snapshots;
   private VolumeLister lister;
+  private GroupSnapshotManager groupSnapshots;
   private volatile Readiness readiness = Readiness.ready();
   private IdSyntax ids = IdSyntax.ANY;
 
@@ -49,6 +51,16 @@ public final class FakeControllerProvider implements ControllerProvider {
   public FakeControllerProvider withSnapshots(SnapshotManager snapshots) {
     this.snapshots = snapshots;
     return this;
+  }
+
+  public FakeControllerProvider withGroupSnapshots(GroupSnapshotManager groupSnapshots) {
+    this.groupSnapshots = groupSnapshots;
+    return this;
+  }
+
+  @Override
+  public Optional<GroupSnapshotManager> groupSnapshots() {
+    return Optional.ofNullable(groupSnapshots);
   }
 
   public FakeControllerProvider withLister(VolumeLister lister) {

@@ -1,9 +1,11 @@
 package io.awscsi.core.testing;
 
 import csi.v1.ControllerGrpc;
+import csi.v1.GroupControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import io.awscsi.core.csi.ControllerService;
+import io.awscsi.core.csi.GroupControllerService;
 import io.awscsi.core.csi.IdentityService;
 import io.awscsi.core.csi.NodeService;
 import io.awscsi.core.host.KubeletDirectory;
@@ -62,6 +64,8 @@ public final class InProcessCsiServer implements AutoCloseable {
     builder.addService(ServerInterceptors.intercept(new IdentityService(driver), recording));
     driver.controller().ifPresent(c ->
         builder.addService(ServerInterceptors.intercept(new ControllerService(c, new InFlightOperations()), recording)));
+    driver.controller().filter(c -> c.groupSnapshots().isPresent()).ifPresent(c ->
+        builder.addService(ServerInterceptors.intercept(new GroupControllerService(c, new InFlightGuard()), recording)));
     driver.node().ifPresent(n ->
         builder.addService(ServerInterceptors.intercept(new NodeService(n, new InFlightGuard(), kubelet), recording)));
     Server server;
@@ -85,6 +89,10 @@ public final class InProcessCsiServer implements AutoCloseable {
 
   public ControllerGrpc.ControllerFutureStub controllerAsync() {
     return ControllerGrpc.newFutureStub(channel).withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);
+  }
+
+  public GroupControllerGrpc.GroupControllerBlockingStub groupController() {
+    return GroupControllerGrpc.newBlockingStub(channel).withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);
   }
 
   public NodeGrpc.NodeBlockingStub node() {

@@ -44,6 +44,11 @@ class IamPolicyActionsTest {
       "software/amazon/awssdk/services/sts/StsClient", "sts");
   /** The SDK's role-assuming credentials provider calls sts:AssumeRole for the driver. */
   private static final String ASSUME_ROLE_PROVIDER = "software/amazon/awssdk/services/sts/auth/StsAssumeRoleCredentialsProvider";
+  /**
+   * What only VolumeGroupSnapshot calls: not in the three EBS policies (which grant what upstream's grants) but in the
+   * addition helm/iam/ebs-policy-group-snapshots.json, attached by those who turn group snapshots on.
+   */
+  private static final Set<String> GROUP_SNAPSHOT_ACTIONS = Set.of("ec2:CreateSnapshots");
   /** Client methods that are not API operations. */
   private static final Set<String> NOT_OPERATIONS = Set.of("close", "serviceName", "serviceClientConfiguration",
       "waiter", "utilities", "builder", "create");
@@ -54,6 +59,7 @@ class IamPolicyActionsTest {
   private static final Map<String, String> TAG_ON_CREATE = Map.of(
       "ec2:CreateVolume", "ec2:CreateTags",
       "ec2:CreateSnapshot", "ec2:CreateTags",
+      "ec2:CreateSnapshots", "ec2:CreateTags",
       "ec2:CopyVolumes", "ec2:CreateTags",
       "elasticfilesystem:CreateAccessPoint", "elasticfilesystem:TagResource");
 
@@ -61,12 +67,19 @@ class IamPolicyActionsTest {
   void ebsPoliciesGrantExactlyTheEc2ActionsTheEbsModuleCalls() {
     Map<String, Set<String>> calls = actionsCalledBy(Ec2Action.class);
     assertThat(calls.keySet()).as("EC2 calls found in the ebs module").contains("ec2:AttachVolume", "ec2:CreateVolume");
-    Set<String> expected = withTagOnCreate(calls.keySet());
+    assertThat(calls.keySet()).as("the group snapshots' EC2 call").containsAll(GROUP_SNAPSHOT_ACTIONS);
+    Set<String> base = new TreeSet<>(calls.keySet());
+    base.removeAll(GROUP_SNAPSHOT_ACTIONS);
+    Set<String> expected = withTagOnCreate(base);
     for (String policy : List.of("ebs-policy.json", "ebs-policy-hardened.json", "ebs-policy-cluster-scoped.json")) {
       assertThat(actionsOf(policy)).as("%s against the calls %s", policy, calls).isEqualTo(expected);
       assertThat(createActionsOf(policy)).as("%s: CreateTags only while creating what the driver creates", policy)
-          .isEqualTo(createCalls(calls.keySet(), "ec2:"));
+          .isEqualTo(createCalls(base, "ec2:"));
     }
+    // Group snapshots are off by default (upstream has none): their addition grants exactly what they call.
+    assertThat(actionsOf("ebs-policy-group-snapshots.json")).isEqualTo(new TreeSet<>(Set.of("ec2:CreateSnapshots",
+        "ec2:CreateTags", "ec2:DeleteSnapshot")));
+    assertThat(createActionsOf("ebs-policy-group-snapshots.json")).containsExactly("CreateSnapshots");
   }
 
   @Test

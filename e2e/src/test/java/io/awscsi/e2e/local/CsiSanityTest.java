@@ -7,6 +7,7 @@ import io.awscsi.local.LocalRuntime;
 import io.awscsi.realism.RealismProfile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
@@ -25,6 +26,8 @@ class CsiSanityTest {
     assertThat(r.failed()).as(r.summary()).isZero();
     assertThat(r.exitCode()).as(r.summary()).isZero();
     assertThat(r.passed()).as(r.summary()).isGreaterThan(40);
+    assertThat(groupControllerSpecs("ebs")).as("csi-sanity's GroupController specs: EBS serves group snapshots")
+        .hasSize(6).containsOnly("passed");
   }
 
   @Test
@@ -33,6 +36,25 @@ class CsiSanityTest {
     assertThat(r.failed()).as(r.summary()).isZero();
     assertThat(r.exitCode()).as(r.summary()).isZero();
     assertThat(r.passed()).as(r.summary()).isGreaterThan(10);
+    assertThat(groupControllerSpecs("efs")).as("EFS does not advertise the GroupController service")
+        .hasSize(6).containsOnly("skipped");
+  }
+
+  /** The outcome of each GroupController spec in the run's JUnit report: passed, failed or skipped. */
+  private static List<String> groupControllerSpecs(String label) throws Exception {
+    var doc = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(Path.of("target", "csi-sanity-" + label + ".xml").toFile());
+    var cases = doc.getElementsByTagName("testcase");
+    List<String> outcomes = new java.util.ArrayList<>();
+    for (int i = 0; i < cases.getLength(); i++) {
+      var c = (org.w3c.dom.Element) cases.item(i);
+      if (c.getAttribute("name").contains("GroupController")) {
+        outcomes.add(c.getElementsByTagName("skipped").getLength() > 0 ? "skipped"
+            : c.getElementsByTagName("failure").getLength() + c.getElementsByTagName("error").getLength() > 0
+                ? "failed" : "passed");
+      }
+    }
+    return outcomes;
   }
 
   private static CsiSanityRun.Result run(Driver driver) throws Exception {

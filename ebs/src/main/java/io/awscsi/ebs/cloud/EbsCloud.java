@@ -22,6 +22,12 @@ public interface EbsCloud {
   String VOLUME_NAME_TAG = "CSIVolumeName";
   /** The tag that names a snapshot after its CSI CreateSnapshot name, as upstream. */
   String SNAPSHOT_NAME_TAG = "CSIVolumeSnapshotName";
+  /** The tag that names every snapshot of a volume group snapshot after the group's CSI name (idempotency). */
+  String GROUP_SNAPSHOT_NAME_TAG = "CSIVolumeGroupSnapshotName";
+  /** The tag that carries the group snapshot id the driver gave the group (Get and Delete find members by it). */
+  String GROUP_SNAPSHOT_ID_TAG = "CSIVolumeGroupSnapshotId";
+  /** {@code crash-consistent} or {@code best-effort}: what EC2 promised for the group, on every member. */
+  String GROUP_SNAPSHOT_CONSISTENCY_TAG = "CSIVolumeGroupSnapshotConsistency";
 
   // ---- volumes
 
@@ -82,7 +88,18 @@ public interface EbsCloud {
   DiskSnapshot createSnapshot(String volumeId, String description, String outpostArn, Map<String, String> tags,
       CallDeadline deadline);
 
+  /**
+   * CreateSnapshots: one snapshot of each volume attached to {@code instanceId}, all taken at one point in time
+   * (crash-consistent), except the boot volume when {@code excludeBootVolume} and the data volumes in
+   * {@code excludeDataVolumeIds}. Every snapshot carries {@code tags}.
+   */
+  List<DiskSnapshot> createSnapshots(String instanceId, boolean excludeBootVolume, List<String> excludeDataVolumeIds,
+      String description, Map<String, String> tags, CallDeadline deadline);
+
   Optional<DiskSnapshot> snapshot(String snapshotId, CallDeadline deadline);
+
+  /** Snapshots carrying the tag {@code key=value} exactly. */
+  List<DiskSnapshot> snapshotsTagged(String key, String value, CallDeadline deadline);
 
   /** Snapshots carrying {@code CSIVolumeSnapshotName=name} exactly. */
   List<DiskSnapshot> snapshotsNamed(String name, CallDeadline deadline);

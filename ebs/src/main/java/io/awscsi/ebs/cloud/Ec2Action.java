@@ -16,6 +16,7 @@ public enum Ec2Action implements AwsAction {
   CREATE_TAGS("CreateTags", true),
   DELETE_TAGS("DeleteTags", true),
   CREATE_SNAPSHOT("CreateSnapshot", true),
+  CREATE_SNAPSHOTS("CreateSnapshots", true),
   DELETE_SNAPSHOT("DeleteSnapshot", true),
   ENABLE_FAST_SNAPSHOT_RESTORES("EnableFastSnapshotRestores", true),
   LOCK_SNAPSHOT("LockSnapshot", true),

@@ -25,6 +25,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.AttachVolumeResponse;
 import software.amazon.awssdk.services.ec2.model.CopyVolumesResponse;
 import software.amazon.awssdk.services.ec2.model.CreateSnapshotResponse;
+import software.amazon.awssdk.services.ec2.model.CreateSnapshotsResponse;
 import software.amazon.awssdk.services.ec2.model.CreateVolumeResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeSnapshotsResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeVolumeStatusResponse;
@@ -35,6 +36,7 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 import software.amazon.awssdk.services.ec2.model.InitializationStatusDetails;
 import software.amazon.awssdk.services.ec2.model.Instance;
 import software.amazon.awssdk.services.ec2.model.InstanceBlockDeviceMapping;
+import software.amazon.awssdk.services.ec2.model.InstanceSpecification;
 import software.amazon.awssdk.services.ec2.model.ModifyVolumeRequest;
 import software.amazon.awssdk.services.ec2.model.ResourceType;
 import software.amazon.awssdk.services.ec2.model.Snapshot;
@@ -87,7 +89,8 @@ public final class SdkEbsCloud implements EbsCloud {
         this::describeSnapshotsById);
     snapshotsByName = new DescribeBatcher<>("DescribeSnapshots by name",
         batching.entries(DescribeBatching.SNAPSHOTS), delay,
-        (names, d) -> groupByTag(describeSnapshotsByTag(names, d), SNAPSHOT_NAME_TAG, DiskSnapshot::tags));
+        (names, d) -> groupByTag(describeSnapshotsByTag(SNAPSHOT_NAME_TAG, names, d), SNAPSHOT_NAME_TAG,
+            DiskSnapshot::tags));
     modificationsByVolume = new DescribeBatcher<>("DescribeVolumesModifications by volume",
         batching.entries(DescribeBatching.MODIFICATIONS), delay, this::describeModifications);
   }
@@ -308,6 +311,24 @@ public final class SdkEbsCloud implements EbsCloud {
   }
 
   @Override
+  public List<DiskSnapshot> createSnapshots(String instanceId, boolean excludeBootVolume,
+      List<String> excludeDataVolumeIds, String description, Map<String, String> tags, CallDeadline deadline) {
+    CreateSnapshotsResponse response = calls.run(Ec2Action.CREATE_SNAPSHOTS, deadline, o -> ec2.createSnapshots(r -> r
+        .overrideConfiguration(o).description(description)
+        .instanceSpecification(InstanceSpecification.builder().instanceId(instanceId)
+            .excludeBootVolume(excludeBootVolume).excludeDataVolumeIds(excludeDataVolumeIds).build())
+        .tagSpecifications(tagSpecification(ResourceType.SNAPSHOT, tags))));
+    return response.snapshots().stream().map(s -> new DiskSnapshot(s.snapshotId(), s.volumeId(),
+        orZero(s.volumeSize()), DiskSnapshot.State.of(s.stateAsString()), s.startTime(), s.outpostArn(),
+        s.hasTags() ? tags(s.tags()) : tags)).toList();
+  }
+
+  @Override
+  public List<DiskSnapshot> snapshotsTagged(String key, String value, CallDeadline deadline) {
+    return describeSnapshotsByTag(key, Set.of(value), deadline);
+  }
+
+  @Override
   public Optional<DiskSnapshot> snapshot(String snapshotId, CallDeadline deadline) {
     return snapshotsById.get(snapshotId, deadline);
   }
@@ -451,7 +472,7 @@ public final class SdkEbsCloud implements EbsCloud {
         .collect(Collectors.toMap(DiskSnapshot::snapshotId, s -> s, (a, b) -> a));
   }
 
-  private List<DiskSnapshot> describeSnapshotsByTag(Set<String> names, CallDeadline deadline) {
+  private List<DiskSnapshot> describeSnapshotsByTag(String key, Set<String> values, CallDeadline deadline) {
     List<DiskSnapshot> all = new ArrayList<>();
     String token = "";
     do {
@@ -459,7 +480,7 @@ public final class SdkEbsCloud implements EbsCloud {
       DescribeSnapshotsResponse response = calls.run(Ec2Action.DESCRIBE_SNAPSHOTS, deadline,
           o -> ec2.describeSnapshots(r -> {
             r.overrideConfiguration(o).maxResults(1000)
-                .filters(Filter.builder().name("tag:" + SNAPSHOT_NAME_TAG).values(names).build());
+                .filters(Filter.builder().name("tag:" + key).values(values).build());
             if (!page.isEmpty()) {
               r.nextToken(page);
             }
@@ -524,7 +545,7 @@ public final class SdkEbsCloud implements EbsCloud {
     }
     return new Ec2Instance(i.instanceId(), i.instanceTypeAsString(),
         i.placement() == null ? "" : i.placement().availabilityZone(),
-        i.state() == null ? "running" : i.state().nameAsString(), devices, cards);
+        i.state() == null ? "running" : i.state().nameAsString(), devices, cards, i.rootDeviceName());
   }
 
   private static DiskSnapshot snapshot(Snapshot s) {

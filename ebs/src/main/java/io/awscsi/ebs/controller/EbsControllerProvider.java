@@ -4,6 +4,7 @@ import io.awscsi.aws.call.AwsCallException;
 import io.awscsi.aws.call.CallDeadline;
 import io.awscsi.core.metrics.MetricsRegistry;
 import io.awscsi.core.provider.ControllerProvider;
+import io.awscsi.core.provider.GroupSnapshotManager;
 import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Readiness;
 import io.awscsi.core.provider.SnapshotManager;
@@ -25,7 +26,8 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 /**
  * The controller side of {@code ebs.csi.aws.com}: every part works against EC2, so every capability is advertised
  * (CREATE_DELETE_VOLUME, CLONE_VOLUME, PUBLISH_UNPUBLISH_VOLUME, EXPAND_VOLUME, MODIFY_VOLUME,
- * CREATE_DELETE_SNAPSHOT, LIST_SNAPSHOTS, LIST_VOLUMES, LIST_VOLUMES_PUBLISHED_NODES, GET_VOLUME).
+ * CREATE_DELETE_SNAPSHOT, LIST_SNAPSHOTS, LIST_VOLUMES, LIST_VOLUMES_PUBLISHED_NODES, GET_VOLUME), and the
+ * GroupController service's CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT (EC2's CreateSnapshots).
  */
 public final class EbsControllerProvider implements ControllerProvider {
 
@@ -37,6 +39,7 @@ public final class EbsControllerProvider implements ControllerProvider {
   private final EbsVolumeAttacher attacher;
   private final EbsVolumeResizer resizer;
   private final EbsSnapshotManager snapshots;
+  private final EbsGroupSnapshotManager groupSnapshots;
   private final EbsVolumeLister lister;
 
   private EbsControllerProvider(EbsControllerOptions options, EbsCloud ec2, MetricsRegistry metrics) {
@@ -46,6 +49,7 @@ public final class EbsControllerProvider implements ControllerProvider {
     this.attacher = new EbsVolumeAttacher(ec2, options, metrics);
     this.resizer = new EbsVolumeResizer(ec2, options, tags);
     this.snapshots = new EbsSnapshotManager(ec2, options, tags);
+    this.groupSnapshots = new EbsGroupSnapshotManager(ec2, options, tags);
     this.lister = new EbsVolumeLister(ec2, options);
   }
 
@@ -112,6 +116,11 @@ public final class EbsControllerProvider implements ControllerProvider {
   @Override
   public Optional<SnapshotManager> snapshots() {
     return Optional.of(snapshots);
+  }
+
+  @Override
+  public Optional<GroupSnapshotManager> groupSnapshots() {
+    return Optional.of(groupSnapshots);
   }
 
   @Override

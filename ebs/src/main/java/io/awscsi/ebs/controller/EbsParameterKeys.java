@@ -18,6 +18,8 @@ public final class EbsParameterKeys {
   public static final String VOLUME_ATTRIBUTES_CLASS_AT_CREATE = "ebs-volumeattributesclass-create";
   /** Kind: the VolumeSnapshotClass of CreateSnapshot. */
   public static final String VOLUME_SNAPSHOT_CLASS = "ebs-volumesnapshotclass";
+  /** Kind: the VolumeGroupSnapshotClass of CreateVolumeGroupSnapshot. */
+  public static final String VOLUME_GROUP_SNAPSHOT_CLASS = "ebs-volumegroupsnapshotclass";
 
   private EbsParameterKeys() {}
 
@@ -26,6 +28,7 @@ public final class EbsParameterKeys {
     return Map.of(STORAGE_CLASS, VolumeParameters.STORAGE_CLASS_KEYS,
         VOLUME_ATTRIBUTES_CLASS, EbsVolumeResizer.MUTABLE_KEYS,
         VOLUME_ATTRIBUTES_CLASS_AT_CREATE, VolumeParameters.MUTABLE_KEYS_AT_CREATE,
-        VOLUME_SNAPSHOT_CLASS, SnapshotParameters.KEYS);
+        VOLUME_SNAPSHOT_CLASS, SnapshotParameters.KEYS,
+        VOLUME_GROUP_SNAPSHOT_CLASS, GroupSnapshotParameters.KEYS);
   }
 }

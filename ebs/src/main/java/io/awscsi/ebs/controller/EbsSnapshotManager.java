@@ -14,6 +14,7 @@ import io.awscsi.ebs.cloud.DiskSnapshot;
 import io.awscsi.ebs.cloud.EbsCloud;
 import io.awscsi.ebs.cloud.ListChunk;
 import io.awscsi.ebs.cloud.Zone;
+import io.awscsi.ebs.volume.EbsIds;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -163,7 +164,8 @@ final class EbsSnapshotManager implements SnapshotManager {
 
   static Snapshot snapshot(DiskSnapshot s) {
     return new Snapshot(s.snapshotId(), s.volumeId(), s.volumeSizeGiB() * VolumeSizes.GIB,
-        s.startedAt() == null ? Instant.EPOCH : s.startedAt(), s.state() == DiskSnapshot.State.COMPLETED);
+        s.startedAt() == null ? Instant.EPOCH : s.startedAt(), s.state() == DiskSnapshot.State.COMPLETED,
+        EbsIds.isGroupSnapshotId(s.tag(EbsCloud.GROUP_SNAPSHOT_ID_TAG)) ? s.tag(EbsCloud.GROUP_SNAPSHOT_ID_TAG) : "");
   }
 
   /** A slice of an EC2 page and the token that continues after it. */

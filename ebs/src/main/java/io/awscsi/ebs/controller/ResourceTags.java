@@ -119,6 +119,20 @@ final class ResourceTags {
   }
 
   /**
+   * All tags of the snapshots of a new volume group snapshot: the group's name, id and consistency on every member
+   * (one CreateSnapshots call tags all its snapshots alike), never the single snapshot's name tag, so a
+   * CreateSnapshot of the same name is not mistaken for a member.
+   */
+  Map<String, String> forGroupSnapshot(String name, String groupId, String consistency, Map<String, String> userTags,
+      Map<String, String> createdFor) {
+    Map<String, String> tags = common(name, userTags, createdFor);
+    tags.put(EbsCloud.GROUP_SNAPSHOT_NAME_TAG, name);
+    tags.put(EbsCloud.GROUP_SNAPSHOT_ID_TAG, groupId);
+    tags.put(EbsCloud.GROUP_SNAPSHOT_CONSISTENCY_TAG, consistency);
+    return withinLimits(tags);
+  }
+
+  /**
    * {@code tags} when EC2 takes them all on one resource. Too many is refused even under --warn-on-invalid-tag, as
    * upstream does: which tags to drop is not the driver's choice.
    */

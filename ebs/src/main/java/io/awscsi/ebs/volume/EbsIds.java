@@ -14,6 +14,8 @@ public final class EbsIds {
 
   private static final Pattern VOLUME_ID = Pattern.compile("vol-(?:[0-9a-f]{8}|[0-9a-f]{17})");
   private static final Pattern SNAPSHOT_ID = Pattern.compile("snap-(?:[0-9a-f]{8}|[0-9a-f]{17})");
+  /** The driver's own group snapshot ids (EC2 has no group object): the snapshots carry it as a tag. */
+  private static final Pattern GROUP_SNAPSHOT_ID = Pattern.compile("groupsnap-[0-9a-f]{17}");
   private static final Pattern INSTANCE_ID = Pattern.compile("i-(?:[0-9a-f]{8}|[0-9a-f]{17})");
 
   /** The driver's id shapes for driver-core's edge checks. */
@@ -27,6 +29,12 @@ public final class EbsIds {
     public Optional<String> snapshotIdProblem(String id) {
       return isSnapshotId(id) ? Optional.empty()
           : Optional.of("an EBS snapshot id is snap- and 8 or 17 hex digits");
+    }
+
+    @Override
+    public Optional<String> groupSnapshotIdProblem(String id) {
+      return isGroupSnapshotId(id) ? Optional.empty()
+          : Optional.of("an EBS group snapshot id is groupsnap- and 17 hex digits");
     }
 
     @Override
@@ -44,6 +52,10 @@ public final class EbsIds {
 
   public static boolean isSnapshotId(String id) {
     return id != null && SNAPSHOT_ID.matcher(id).matches();
+  }
+
+  public static boolean isGroupSnapshotId(String id) {
+    return id != null && GROUP_SNAPSHOT_ID.matcher(id).matches();
   }
 
   public static boolean isInstanceId(String id) {

@@ -392,7 +392,7 @@ public final class InMemoryEbsCloud implements EbsCloud {
   public synchronized Optional<Ec2Instance> instance(String instanceId, CallDeadline deadline) {
     read(Ec2Action.DESCRIBE_INSTANCES);
     return Optional.ofNullable(instances.get(instanceId))
-        .map(i -> new Ec2Instance(i.id(), i.type(), i.zone(), i.state(), devicesOf(i), cardsOf(i)));
+        .map(i -> new Ec2Instance(i.id(), i.type(), i.zone(), i.state(), devicesOf(i), cardsOf(i), "/dev/xvda"));
   }
 
   @Override
@@ -501,6 +501,48 @@ public final class InMemoryEbsCloud implements EbsCloud {
         outpostArn, tags);
     snapshots.put(id, new Snap(s));
     return s;
+  }
+
+  /**
+   * CreateSnapshots as EC2 documents it: every volume attached to the instance (attaching or attached), less the boot
+   * volume when excluded by the flag and the data volumes listed; the root volume cannot be listed. One start time for
+   * all, each snapshot pending until settled.
+   */
+  @Override
+  public synchronized List<DiskSnapshot> createSnapshots(String instanceId, boolean excludeBootVolume,
+      List<String> excludeDataVolumeIds, String description, Map<String, String> tags, CallDeadline deadline) {
+    enter(Ec2Action.CREATE_SNAPSHOTS);
+    Instance i = instances.get(instanceId);
+    if (i == null) {
+      throw fail("InvalidInstanceId.NotFound", "The instance ID '" + instanceId + "' does not exist");
+    }
+    String root = i.rootDevices().getOrDefault("/dev/xvda", "");
+    if (excludeDataVolumeIds.contains(root)) {
+      throw fail("InvalidParameterValue", "The root volume " + root + " cannot be excluded as a data volume; "
+          + "use ExcludeBootVolume");
+    }
+    Instant start = Instant.now();
+    List<DiskSnapshot> taken = new ArrayList<>();
+    for (Map.Entry<String, String> device : new java.util.TreeMap<>(devicesOf(i)).entrySet()) {
+      String volumeId = device.getValue();
+      boolean boot = device.getKey().equals("/dev/xvda");
+      if ((boot && excludeBootVolume) || excludeDataVolumeIds.contains(volumeId)) {
+        continue;
+      }
+      Volume v = volumes.get(volumeId);
+      String id = "snap-" + Integer.toHexString(ids.incrementAndGet());
+      DiskSnapshot s = new DiskSnapshot(id, volumeId, v == null ? 8 : v.disk.sizeGiB(), DiskSnapshot.State.PENDING,
+          start, "", tags);
+      snapshots.put(id, new Snap(s));
+      taken.add(s);
+    }
+    return taken;
+  }
+
+  @Override
+  public synchronized List<DiskSnapshot> snapshotsTagged(String key, String value, CallDeadline deadline) {
+    read(Ec2Action.DESCRIBE_SNAPSHOTS);
+    return snapshots.values().stream().filter(s -> value.equals(s.tags.get(key))).map(Snap::view).toList();
   }
 
   @Override

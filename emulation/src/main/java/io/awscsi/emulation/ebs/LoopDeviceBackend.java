@@ -1,6 +1,7 @@
 package io.awscsi.emulation.ebs;
 
 import io.awscsi.core.host.LoopDevices;
+import io.awscsi.core.host.MountInfo;
 import io.awscsi.ebs.node.VolumeDeviceLocator;
 import io.awscsi.ebs.volume.EbsIds;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.logging.log4j.LogManager;
@@ -181,6 +183,49 @@ public final class LoopDeviceBackend implements AutoCloseable {
     }
     SparseCopy.copy(source, copy);
     LOG.info("local snapshot {} of {} taken", snapshotId, volumeId);
+  }
+
+  /**
+   * The volumes were snapshotted together, as EC2's CreateSnapshots takes them: at one point in time. Copying one
+   * backing file after the other would not be one (a write to the first after its copy, followed by a write to the
+   * second before its copy, would be in the pair in the wrong order), so every file system mounted on their loop
+   * devices is frozen first (what was written reaches the backing files, new writes wait), all copies are made, and
+   * all are thawed. A volume without a mounted file system (a raw block volume) is copied as it is.
+   *
+   * @param snapshotByVolume the member snapshot id of each volume id
+   */
+  public synchronized void groupSnapshotted(Map<String, String> snapshotByVolume) {
+    requireOpen();
+    List<Path> frozen = new ArrayList<>();
+    try {
+      List<MountInfo> mounts = MountInfo.parseAll(Files.readString(Path.of("/proc/self/mountinfo")));
+      for (String volumeId : snapshotByVolume.keySet()) {
+        var device = Files.exists(backingFile(volumeId)) ? loops.find(backingFile(volumeId)) : Optional.<Path>empty();
+        if (device.isEmpty()) {
+          continue;
+        }
+        String numbers = Files.readString(Path.of("/sys/block", device.get().getFileName().toString(), "dev")).strip();
+        Optional<Path> mountPoint = mounts.stream().filter(m -> m.deviceNumber().equals(numbers))
+            .map(MountInfo::mountPoint).findFirst();
+        if (mountPoint.isPresent()) {
+          loops.freeze(mountPoint.get());
+          frozen.add(mountPoint.get());
+        }
+      }
+      snapshotByVolume.forEach((volumeId, snapshotId) -> snapshotted(snapshotId, volumeId));
+      LOG.info("local group snapshot of {} taken at one instant ({} file system(s) frozen)", snapshotByVolume.keySet(),
+          frozen.size());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot take the group snapshot of " + snapshotByVolume.keySet(), e);
+    } finally {
+      for (Path mountPoint : frozen) {
+        try {
+          loops.thaw(mountPoint);
+        } catch (RuntimeException e) {
+          LOG.error("cannot thaw {} after a group snapshot: {}", mountPoint, e.getMessage());
+        }
+      }
+    }
   }
 
   /** A volume was created from a snapshot or cloned from a volume: it starts with that content. */

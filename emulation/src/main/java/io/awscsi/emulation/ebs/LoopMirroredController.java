@@ -5,6 +5,9 @@ import io.awscsi.core.provider.CapabilityCheck;
 import io.awscsi.core.provider.ControllerProvider;
 import io.awscsi.core.provider.ExpandRequest;
 import io.awscsi.core.provider.ExpandResult;
+import io.awscsi.core.provider.GroupSnapshot;
+import io.awscsi.core.provider.GroupSnapshotManager;
+import io.awscsi.core.provider.GroupSnapshotRequest;
 import io.awscsi.core.provider.IdSyntax;
 import io.awscsi.core.provider.Page;
 import io.awscsi.core.provider.PublishRequest;
@@ -23,6 +26,7 @@ import io.awscsi.core.provider.VolumeProvisioner;
 import io.awscsi.core.provider.VolumeRequest;
 import io.awscsi.core.provider.VolumeSource;
 import io.awscsi.ebs.volume.EbsIds;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -168,6 +172,59 @@ public final class LoopMirroredController implements ControllerProvider {
       @Override
       public Page<Snapshot> listSnapshots(SnapshotQuery query) {
         return snapshots.listSnapshots(query);
+      }
+    });
+  }
+
+  /**
+   * Group snapshots: once EC2 took them, the members' backing files are copied at one instant
+   * ({@link LoopDeviceBackend#groupSnapshotted}), as CreateSnapshots takes them; delete removes every member's copy.
+   */
+  @Override
+  public Optional<GroupSnapshotManager> groupSnapshots() {
+    return controller.groupSnapshots().map(groups -> new GroupSnapshotManager() {
+      @Override
+      public GroupSnapshot createGroupSnapshot(GroupSnapshotRequest request) {
+        GroupSnapshot created = groups.createGroupSnapshot(request);
+        Map<String, String> snapshotByVolume = new LinkedHashMap<>();
+        created.snapshots().stream()
+            .filter(s -> EbsIds.isSnapshotId(s.snapshotId()) && EbsIds.isVolumeId(s.sourceVolumeId()))
+            .forEach(s -> snapshotByVolume.put(s.sourceVolumeId(), s.snapshotId()));
+        try {
+          loops.groupSnapshotted(snapshotByVolume);
+        } catch (RuntimeException e) {
+          LOG.warn("loop backend: could not mirror group snapshot {}: {}", created.groupSnapshotId(), e.getMessage());
+        }
+        return created;
+      }
+
+      @Override
+      public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds, Map<String, String> secrets) {
+        List<String> members = snapshotIds;
+        if (members.isEmpty()) {
+          try {
+            members = groups.getGroupSnapshot(groupSnapshotId, List.of(), secrets).snapshots().stream()
+                .map(Snapshot::snapshotId).toList();
+          } catch (DriverException e) {
+            members = List.of();
+          }
+        }
+        groups.deleteGroupSnapshot(groupSnapshotId, snapshotIds, secrets);
+        for (String snapshotId : members) {
+          if (EbsIds.isSnapshotId(snapshotId)) {
+            try {
+              loops.snapshotDeleted(snapshotId);
+            } catch (RuntimeException e) {
+              LOG.warn("loop backend: could not delete the copy of snapshot {}: {}", snapshotId, e.getMessage());
+            }
+          }
+        }
+      }
+
+      @Override
+      public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds,
+          Map<String, String> secrets) {
+        return groups.getGroupSnapshot(groupSnapshotId, snapshotIds, secrets);
       }
     });
   }
