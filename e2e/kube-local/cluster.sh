@@ -147,7 +147,11 @@ up() {
   say "cluster up in $(since "$start") s: export \$(cluster.sh env)  or  KUBECONFIG=$KUBECONFIG"
 }
 
-down() {
+# Teardown never stops half-way (a leftover of one step must not keep the next from running): without errexit, in a
+# subshell of its own; its status is whether the state could be deleted.
+down() { ( set +e; teardown ); }
+
+teardown() {
   local start; start=$(now)
   drain_workloads
   driver_down

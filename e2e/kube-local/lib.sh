@@ -3,7 +3,9 @@
 # Everything the cluster creates lives under $KL_STATE and is removed by `cluster.sh down`.
 KL_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KL_ROOT="$(cd "$KL_HERE/../.." && pwd)"
-KL_TOOLS="${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}"
+# Resolved: a worktree's .tools may be a link to the main checkout's, and containerd checks a pod's Bidirectional
+# hostPath (the kubelet directory) against the mount table by its path as given, where only the real path appears.
+KL_TOOLS="$(realpath -m "${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}")"
 B="$KL_TOOLS/bin"
 KL_STATE="$KL_TOOLS/state"
 P="$KL_STATE/pki"

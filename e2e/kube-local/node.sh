@@ -300,9 +300,6 @@ remove_kubelet_chains() {
 # stays in the host's namespace (what the host sees is node 1's).
 node_namespace() {
   local i=$1
-  if [ ! -f "$R/ns/.private" ]; then
-    mkdir -p "$R/ns" && mount --bind "$R/ns" "$R/ns" && mount --make-private "$R/ns" && touch "$R/ns/.private" || return 1
-  fi
   local dir="$KL_STATE/nodes/$i/kubelet"
   mkdir -p "$dir"
   touch "$R/ns/node-$i.mnt"
@@ -315,6 +312,10 @@ node_enter() { [ "$1" = 1 ] || echo "nsenter --mount=$R/ns/node-$1.mnt"; }
 
 start_containerd() {
   local i
+  # The namespace files' directory, once (the nodes start side by side).
+  if [ "$KL_NODES" -gt 1 ] && [ ! -f "$R/ns/.private" ]; then
+    mkdir -p "$R/ns" && mount --bind "$R/ns" "$R/ns" && mount --make-private "$R/ns" && touch "$R/ns/.private" || return 1
+  fi
   for (( i = 1; i <= KL_NODES; i++ )); do start_node_containerd "$i" & done
   local rc=0
   for (( i = 1; i <= KL_NODES; i++ )); do wait -n || rc=1; done
@@ -429,7 +430,8 @@ clean_host() {
   for dev in $(our_loop_devices); do losetup -d "$dev" 2>/dev/null; done
   local ns
   for ns in $(ls /var/run/netns 2>/dev/null | grep '^cni-'); do
-    grep -qx "$ns" "$R/netns.before" 2>/dev/null || ip netns delete "$ns" 2>/dev/null
+    # (A node's containerd in its own mount namespace leaves only the empty file here once that namespace is gone.)
+    grep -qx "$ns" "$R/netns.before" 2>/dev/null || ip netns delete "$ns" 2>/dev/null || rm -f "/var/run/netns/$ns"
   done
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link delete "$BRIDGE"
   local c
