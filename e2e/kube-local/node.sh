@@ -303,8 +303,11 @@ node_namespace() {
   local dir="$KL_STATE/nodes/$i/kubelet"
   mkdir -p "$dir"
   touch "$R/ns/node-$i.mnt"
+  # The host's own mounts at the kubelet path (pods mode's shared bind) are let go first: containerd judges the path
+  # by the first mount table entry for it, which must be the node's shared one.
   unshare --mount="$R/ns/node-$i.mnt" --propagation private \
-    sh -c "mount --bind '$dir' '$KUBELET_DIR' && mount --make-rshared '$KUBELET_DIR'"
+    sh -c "while mountpoint -q '$KUBELET_DIR'; do umount -l '$KUBELET_DIR' || exit 1; done;
+           mount --bind '$dir' '$KUBELET_DIR' && mount --make-rshared '$KUBELET_DIR'"
 }
 # The command prefix that runs a program in node N's mount namespace (none for node 1); nsenter execs the program,
 # so the PID bg records is the program's.
