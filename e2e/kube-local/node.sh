@@ -300,14 +300,27 @@ remove_kubelet_chains() {
 # stays in the host's namespace (what the host sees is node 1's).
 node_namespace() {
   local i=$1
-  local dir="$KL_STATE/nodes/$i/kubelet"
+  local dir="$KL_STATE/nodes/$i/kubelet" host efs_binds=""
   mkdir -p "$dir"
   touch "$R/ns/node-$i.mnt"
+  # The EFS node's host directories (efs-utils' state, its watchdog's) are each node's own on a real cluster: a node's
+  # own directory over each in its namespace, so no node's watchdog or plugin sees (and cleans) another's mounts. The
+  # host directory is made if missing (and recorded, as driver-chart.sh records the chart's, for `down`).
+  for host in /var/run/efs /var/amazon/efs; do
+    if [ ! -e "$host" ]; then
+      local top=$host
+      while [ ! -e "$(dirname "$top")" ]; do top=$(dirname "$top"); done
+      echo "$top" >> "$R/host-dirs-made"
+      mkdir -p "$host"
+    fi
+    mkdir -p "$KL_STATE/nodes/$i$host"
+    efs_binds+="mount --bind '$KL_STATE/nodes/$i$host' '$host' && "
+  done
   # The host's own mounts at the kubelet path (pods mode's shared bind) are let go first: containerd judges the path
   # by the first mount table entry for it, which must be the node's shared one.
   unshare --mount="$R/ns/node-$i.mnt" --propagation private \
     sh -c "while mountpoint -q '$KUBELET_DIR'; do umount -l '$KUBELET_DIR' || exit 1; done;
-           mount --bind '$dir' '$KUBELET_DIR' && mount --make-rshared '$KUBELET_DIR'"
+           $efs_binds mount --bind '$dir' '$KUBELET_DIR' && mount --make-rshared '$KUBELET_DIR'"
 }
 # The command prefix that runs a program in node N's mount namespace (none for node 1); nsenter execs the program,
 # so the PID bg records is the program's.
