@@ -16,7 +16,7 @@ ARCH ?=
 SIDECARS ?=
 
 .PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup docs-diagnose-table readme-diagnose-table clean \
-	cluster-build cluster-up cluster-down test-cluster test-chart-pods image images sidecar-images busybox-image test-images
+	cluster-build cluster-up cluster-down test-cluster test-chart-pods test-multinode image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
 deps:
@@ -90,6 +90,14 @@ CHART_PODS_TESTS := io.awscsi.e2e.cluster.ChartPodsTest,io.awscsi.e2e.cluster.Ch
 test-chart-pods: image
 	@KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS='$(CHART_PODS_TESTS)' CLUSTER_REPORTS=e2e/target/surefire-reports-pods \
 	  CLUSTER_LOG=target-cluster-pods.log bash hack/test-cluster.sh
+
+## test-multinode: three nodes (two in us-east-1a, one in us-east-1b; KUBE_LOCAL_NODES=3, e2e/kube-local README
+##   "Many nodes") with the charts as pods: the cases where pods and volumes move between nodes. A named target, not
+##   in `make test` (see README "Testing")
+MULTINODE_TESTS := io.awscsi.e2e.cluster.NodeDrainTest,io.awscsi.e2e.cluster.MultiNodeTopologyTest,io.awscsi.e2e.cluster.NodeLostTest,io.awscsi.e2e.cluster.EfsSharedVolumeTest
+test-multinode: image
+	@KUBE_LOCAL_NODES=3 KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS='$(MULTINODE_TESTS)' \
+	  CLUSTER_REPORTS=e2e/target/surefire-reports-multinode CLUSTER_LOG=target-cluster-multinode.log bash hack/test-cluster.sh
 
 ## test-cluster: the cluster part alone: cluster up, the cluster suite, cluster down
 test-cluster: build

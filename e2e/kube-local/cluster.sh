@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The local single-node Kubernetes cluster of the cluster suite (see README.md here):
+# The local Kubernetes cluster of the cluster suite (see README.md here): one node, or KUBE_LOCAL_NODES=3 nodes
+# (each its own kubelet, containerd, mount namespace, EC2 instance and IMDS emulator; pods mode only):
 #   cluster.sh up       build what is stale, then etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
 #                       the snapshot CRDs and snapshot-controller, the network guard, containerd and the kubelet,
 #                       emulated AWS, and the driver (KUBE_LOCAL_DRIVER=host: host processes from the chart)
@@ -8,6 +9,8 @@
 #   cluster.sh env      the environment the suite reads (KUBECONFIG, E2E_LOCAL_CLUSTER, ...), as KEY=value lines
 #   cluster.sh packets  the guard's counters: packets to the pod or service range not through the bridge
 #   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
+#   cluster.sh node-stop N / node-start N   multi-node mode: node N (2..) lost as a machine is (its containers,
+#                       containerd and kubelet killed, its mount namespace and so its mounts gone), and back
 # Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
 # (installed when missing), Go, and the driver's distribution (make build).
 set -euo pipefail
@@ -17,7 +20,8 @@ export PATH="$KL_ROOT/.tools/bin:$PATH:/usr/local/go/bin"
 . "$KL_HERE/pki.sh"
 . "$KL_HERE/node.sh"
 # The way the running cluster was brought up wins (cluster.sh down of a pods-mode cluster uninstalls its releases).
-KL_DRIVER="${KUBE_LOCAL_DRIVER:-$(cat "$R/driver-mode" 2>/dev/null || echo host)}"
+# Several nodes need the charts' pods (a node plugin per node): the default there.
+KL_DRIVER="${KUBE_LOCAL_DRIVER:-$(cat "$R/driver-mode" 2>/dev/null || { [ "$KL_NODES" -gt 1 ] && echo chart || echo host; })}"
 DIST="${KUBE_LOCAL_DIST:-$KL_ROOT/dist/aws-csi-driver}"
 AWS_PROFILE_NAME="${KUBE_LOCAL_AWS_PROFILE:-fast}"
 . "$KL_HERE/driver-$KL_DRIVER.sh"
@@ -81,6 +85,9 @@ write_env() {
     echo "E2E_BUSYBOX_IMAGE=$BUSYBOX_IMAGE"
     echo "KUBE_LOCAL_DRIVER=$KL_DRIVER"
     echo "KUBE_LOCAL_NODE=$NODE_NAME"
+    echo "KUBE_LOCAL_NODES=$KL_NODES"
+    local i names="" ; for (( i = 1; i <= KL_NODES; i++ )); do names+="${names:+,}$(node_name "$i")"; done
+    echo "KUBE_LOCAL_NODE_NAMES=$names"
     echo "KUBE_LOCAL_STATE=$KL_STATE"
     echo "KUBE_LOCAL_HARNESS=$KL_HERE/cluster.sh"
     echo "KUBE_LOCAL_LOOP_DIR=$KL_STATE/ebs-loop"
@@ -97,6 +104,9 @@ up() {
   [ "$(id -u)" = 0 ] || die "needs root (mounts, loop devices, network namespaces)"
   if alive kube-apiserver; then die "already up (cluster.sh down first)"; fi
   [ -x "$DIST/bin/aws-csi-driver" ] || die "no driver distribution at $DIST: run make build"
+  [[ "$KL_NODES" =~ ^[1-5]$ ]] || die "KUBE_LOCAL_NODES must be 1 to 5, got $KL_NODES"
+  # Several nodes need a driver per node: the charts' DaemonSets (host mode runs one node's processes).
+  [ "$KL_NODES" = 1 ] || [ "$KL_DRIVER" = chart ] || die "KUBE_LOCAL_NODES=$KL_NODES needs KUBE_LOCAL_DRIVER=chart"
   local start; start=$(now)
   # What a half-finished earlier run left.
   [ -d "$KL_STATE" ] && down >/dev/null 2>&1
@@ -105,6 +115,7 @@ up() {
   bash "$KL_HERE/build.sh"
   mkdir -p "$KL_STATE" "$L" "$R"
   echo "$KL_DRIVER" > "$R/driver-mode"
+  echo "$KL_NODES" > "$R/nodes"
   say "state in $KL_STATE; logs in $L"
   # The driver under test, copied: a rebuild of dist/ while the cluster runs does not change it.
   cp -a "$DIST" "$KL_STATE/driver"
@@ -119,18 +130,28 @@ up() {
   start_network_guard
   # The pod network the driver's pods need (driver-chart.sh), before the first pod.
   if declare -F driver_network >/dev/null; then driver_network || return 1; fi
+  if [ "$KL_NODES" -gt 1 ]; then
+    # Each node's kubelet names its EC2 instance (provider id): emulated AWS and the instances first.
+    start_aws && start_node_instances || return 1
+    say "emulated AWS and $KL_NODES instances up ($(since "$t") s)"
+  fi
   write_node_config
   start_containerd && start_kubelet || return 1
-  say "node up ($(since "$t") s)"
+  say "$KL_NODES node(s) up ($(since "$t") s)"
   t=$(now)
-  start_aws && start_snapshot_controller || return 1
+  if [ "$KL_NODES" = 1 ]; then start_aws || return 1; fi
+  start_snapshot_controller || return 1
   driver_up || return 1
   say "driver up ($KL_DRIVER, $(since "$t") s)"
   write_env
   say "cluster up in $(since "$start") s: export \$(cluster.sh env)  or  KUBECONFIG=$KUBECONFIG"
 }
 
-down() {
+# Teardown never stops half-way (a leftover of one step must not keep the next from running): without errexit, in a
+# subshell of its own; its status is whether the state could be deleted.
+down() { ( set +e; teardown ); }
+
+teardown() {
   local start; start=$(now)
   drain_workloads
   driver_down
@@ -160,9 +181,13 @@ down() {
 leftovers() {
   local mounts loops procs
   mounts=$(awk -v k="$KL_STATE/" 'index($5, k) == 1' /proc/self/mountinfo | wc -l)
+  local namespaces cgroups addresses
+  namespaces=$( (ls "$R"/ns/node-*.mnt 2>/dev/null || true) | wc -l)
+  cgroups=$( (ls -d /sys/fs/cgroup/*/kube-local-[0-9]* 2>/dev/null || true) | wc -l)
+  addresses=$(ip -o addr show dev "$NODE_LINK" | grep -c ' 192\.0\.2\.\(7[7-9]\|8[01]\)/' || true)
   loops=$(our_loop_devices | wc -l)
   procs=$( (ls "$R"/*.pid 2>/dev/null || true) | wc -l)
-  say "left: $mounts mounts, $loops loop devices, $procs processes, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
+  say "left: $mounts mounts, $loops loop devices, $procs processes, $namespaces node mount namespaces, $cgroups node cgroup roots, $addresses node addresses, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
 }
 
 case "${1:-}" in
@@ -171,6 +196,10 @@ case "${1:-}" in
   env) [ -f "$KL_STATE/cluster.env" ] || die "not up"; cat "$KL_STATE/cluster.env" ;;
   packets) packet_counters ;;
   hostpod-start) [ -n "${2:-}" ] || die "usage: cluster.sh hostpod-start POD"; driver_pod_start "$2" ;;
+  node-stop) [[ "${2:-}" =~ ^[2-9]$ ]] && [ "$2" -le "$KL_NODES" ] || die "usage: cluster.sh node-stop N (2..$KL_NODES)"
+    node_power_off "$2" ;;
+  node-start) [[ "${2:-}" =~ ^[2-9]$ ]] && [ "$2" -le "$KL_NODES" ] || die "usage: cluster.sh node-start N (2..$KL_NODES)"
+    node_power_on "$2" ;;
   status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
-  *) echo "usage: cluster.sh up|down|env|packets|status" >&2; exit 2 ;;
+  *) echo "usage: cluster.sh up|down|env|packets|status|node-stop N|node-start N" >&2; exit 2 ;;
 esac

@@ -54,7 +54,7 @@ EOF
 # the emulated entrypoint, hack/image/aws-csi-driver-emulated) and the sidecars' (built here from build.sh's binaries
 # when missing; cached by hack/image), imported into the node's containerd.
 import_images() {
-  local ctr_="ctr --address $R/containerd.sock -n k8s.io" specs=() s
+  local specs=() s
   [ -s "$IMAGES/aws-csi-driver-emulated.tar" ] || die "no emulated driver test image in $IMAGES (make image)"
   for s in $SIDECAR_IMAGES; do
     [ -s "$IMAGES/${s%%:*}.tar" ] && grep -qx "$IMAGE_REPO/$s" "$IMAGES/${s%%:*}.tar.ref" 2>/dev/null \
@@ -64,9 +64,17 @@ import_images() {
     bash "$KL_ROOT/hack/image/build-static-image.sh" --repo "$IMAGE_REPO" "${specs[@]}" >> "$L/images.log" 2>&1 \
       || { tail_log images; return 1; }
   fi
-  for s in aws-csi-driver-emulated $SIDECAR_IMAGES; do
-    $ctr_ images import "$IMAGES/${s%%:*}.tar" >/dev/null || return 1
+  # Into every node's containerd (several nodes: side by side).
+  local i rc=0
+  for (( i = 1; i <= KL_NODES; i++ )); do
+    (
+      for s in aws-csi-driver-emulated $SIDECAR_IMAGES; do
+        ctr --address "$R/containerd$(node_sfx "$i").sock" -n k8s.io images import "$IMAGES/${s%%:*}.tar" >/dev/null || exit 1
+      done
+    ) &
   done
+  for (( i = 1; i <= KL_NODES; i++ )); do wait -n || rc=1; done
+  [ "$rc" = 0 ] || return 1
   DRIVER_IMAGE_REF=$(cat "$IMAGES/aws-csi-driver-emulated.tar.ref")
   # The tag the release is installed with (IMAGE_TAG of make image may differ from the default).
   DRIVER_IMAGE_TAG=${DRIVER_IMAGE_REF##*:}
@@ -91,7 +99,17 @@ write_runtime_values() {
     - {name: AWS_EC2_METADATA_SERVICE_ENDPOINT, value: \"$pod_imds\"}
     - {name: AWS_ACCESS_KEY_ID, value: test}
     - {name: AWS_SECRET_ACCESS_KEY, value: test}"
-  local node_env="
+  # Several nodes: each node plugin reaches its own node's IMDS and serves HTTP on its own node's address, both from
+  # the node's address (status.hostIP, the kubelet's --node-ip), and its loop state is its node's (start_node_instances).
+  local node_ip_env="" node_addr="$NODE_IP" node_loop="$loop"
+  if [ "$KL_NODES" -gt 1 ]; then
+    node_ip_env="
+    - {name: KUBE_LOCAL_NODE_IP, valueFrom: {fieldRef: {fieldPath: status.hostIP}}}"
+    imds="http://\$(KUBE_LOCAL_NODE_IP):$IMDS_NODE_PORT"
+    node_addr="\$(KUBE_LOCAL_NODE_IP)"
+    node_loop="$loop/nodes/\$(CSI_NODE_NAME)"
+  fi
+  local node_env="$node_ip_env
     - {name: AWS_REGION, value: \"$region\"}
     - {name: AWS_ENDPOINT_URL, value: \"$aws\"}
     - {name: AWS_EC2_METADATA_SERVICE_ENDPOINT, value: \"$imds\"}
@@ -118,9 +136,9 @@ controller:
 node:
   kubeletPath: "$KUBELET_DIR"
   # The node's address (on loopback), not the chart's 0.0.0.0: the kubelet probes a hostNetwork pod there.
-  additionalArgs: ["--http-endpoint=$NODE_IP:3302"]
+  additionalArgs: ["--http-endpoint=$node_addr:3302"]
   env:$node_env
-    - {name: AWS_CSI_EMULATION_ARGS, value: "--device-backend=loop --loop-state-dir=$loop"}
+    - {name: AWS_CSI_EMULATION_ARGS, value: "--device-backend=loop --loop-state-dir=$node_loop"}
   volumes:
     - {name: loop-state, hostPath: {path: "$loop", type: Directory}}
   volumeMounts:
@@ -146,7 +164,7 @@ controller:
 # directory the controller's local backend uses; the package's static files, a stand-in CA.
 node:
   kubeletPath: "$KUBELET_DIR"
-  additionalArgs: ["--http-endpoint=$NODE_IP:3312"]
+  additionalArgs: ["--http-endpoint=$node_addr:3312"]
   env:$node_env
     - {name: EFS_UTILS_STANDIN_ROOT, value: "$efs"}
   volumes:
@@ -200,8 +218,11 @@ driver_up() {
   t=$(now)
   helm_release "$EFS_RELEASE" efs >> "$L/helm.log" 2>&1 || { tail_log helm; driver_failure_dump; return 1; }
   say "  helm install $EFS_RELEASE: pods Ready ($(since "$t") s)"
-  waitfor 120 "both node plugins registered with the kubelet (CSINode)" csinode_has ebs.csi.aws.com efs.csi.aws.com \
-    || { driver_failure_dump; return 1; }
+  local i
+  for (( i = 1; i <= KL_NODES; i++ )); do
+    waitfor 120 "both node plugins registered with the kubelet of $(node_name "$i") (CSINode)" \
+      csinode_has "$(node_name "$i")" ebs.csi.aws.com efs.csi.aws.com || { driver_failure_dump; return 1; }
+  done
   local lease
   for lease in ebs-csi-aws-com external-attacher-leader-ebs-csi-aws-com external-resizer-ebs-csi-aws-com \
                external-snapshotter-leader-ebs-csi-aws-com efs-csi-aws-com; do
@@ -219,8 +240,8 @@ driver_failure_dump() {
 }
 
 csinode_has() {
-  local drivers
-  drivers=$(kubectl get csinode "$NODE_NAME" -o jsonpath='{.spec.drivers[*].name}' 2>/dev/null) || return 1
+  local drivers node=$1; shift
+  drivers=$(kubectl get csinode "$node" -o jsonpath='{.spec.drivers[*].name}' 2>/dev/null) || return 1
   for d in "$@"; do [[ " $drivers " == *" $d "* ]] || return 1; done
 }
 

@@ -3,7 +3,9 @@
 # Everything the cluster creates lives under $KL_STATE and is removed by `cluster.sh down`.
 KL_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KL_ROOT="$(cd "$KL_HERE/../.." && pwd)"
-KL_TOOLS="${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}"
+# Resolved: a worktree's .tools may be a link to the main checkout's, and containerd checks a pod's Bidirectional
+# hostPath (the kubelet directory) against the mount table by its path as given, where only the real path appears.
+KL_TOOLS="$(realpath -m "${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}")"
 B="$KL_TOOLS/bin"
 KL_STATE="$KL_TOOLS/state"
 P="$KL_STATE/pki"
@@ -22,6 +24,18 @@ SERVICE_IP=10.0.77.1
 # is. (This kernel has no dummy interfaces.)
 NODE_LINK=lo
 NODE_IP=192.0.2.77
+# Multi-node mode (KUBE_LOCAL_NODES=3, README "Many nodes"): node 1 is the node above; node N>1 is
+# $NODE_NAME-N at 192.0.2.(76+N), in its own mount namespace, with its own containerd, kubelet, EC2 instance and IMDS
+# emulator. Zones by node: a, a, b, ... The count the running cluster was brought up with wins (as the driver mode).
+KL_NODES="${KUBE_LOCAL_NODES:-$(cat "$KL_STATE/run/nodes" 2>/dev/null || echo 1)}"
+NODE_ZONES=(a a b a b)
+node_name() { if [ "$1" = 1 ]; then echo "$NODE_NAME"; else echo "$NODE_NAME-$1"; fi; }
+node_ip() { echo "192.0.2.$((76 + $1))"; }
+node_zone() { echo "us-east-1${NODE_ZONES[$(( ($1 - 1) % ${#NODE_ZONES[@]} ))]}"; }
+# The suffix of node N's process names, sockets and files ("" for node 1: the single-node names).
+node_sfx() { if [ "$1" = 1 ]; then echo ""; else echo "-$1"; fi; }
+# Every node's IMDS emulator answers on that node's address, this port (node 1's through a DNAT to its emulator).
+IMDS_NODE_PORT=19338
 API_PORT=6443
 ETCD_PORT=2379
 NFT_TABLE=kube_local

@@ -52,12 +52,21 @@ make_pki() {
   cert scheduler system:kube-scheduler
   cert kubelet "system:node:$NODE_NAME" system:nodes
   cert kubelet-serving "$NODE_NAME" "" "DNS:$NODE_NAME,DNS:localhost,IP:127.0.0.1,IP:$NODE_IP"
+  # Multi-node mode: each further node's kubelet is its own system:node identity (NodeRestriction holds it to its
+  # own Node and pods) with a serving certificate for its own address.
+  local i n
+  for (( i = 2; i <= KL_NODES; i++ )); do
+    n=$(node_name "$i")
+    cert "kubelet-$i" "system:node:$n" system:nodes
+    cert "kubelet-serving-$i" "$n" "" "DNS:$n,IP:$(node_ip "$i")"
+  done
   openssl ecparam -genkey -name prime256v1 -noout -out "$P/sa.key" 2>/dev/null
   openssl ec -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
   cert_kubeconfig admin admin
   cert_kubeconfig controller-manager controller-manager
   cert_kubeconfig scheduler scheduler
   cert_kubeconfig kubelet kubelet
+  for (( i = 2; i <= KL_NODES; i++ )); do cert_kubeconfig "kubelet-$i" "kubelet-$i"; done
 }
 
 # token_kubeconfig NAMESPACE SERVICE-ACCOUNT: a kubeconfig with a TokenRequest token of that service account, so a

@@ -149,7 +149,8 @@ final class StageInference {
       Optional<Event> unschedulable = v.events().latestWarning(pod, "FailedScheduling");
       if (unschedulable.isPresent()) {
         return Optional.of(new Finding(Verdict.FAILED, Stage.SCHEDULING, Actor.SCHEDULER, "",
-            unschedulable.get().getMessage(), "pod " + pod.getMetadata().getName() + " cannot be scheduled"));
+            unschedulable.get().getMessage(), "pod " + pod.getMetadata().getName() + " cannot be scheduled"
+                + allowedTopology(v.storageClass())));
       }
       return Optional.of(byAge(Views.created(pod), Stage.SCHEDULING, Actor.SCHEDULER, "",
           "pod " + pod.getMetadata().getName() + " is not scheduled yet, so the claim is not provisioned"));
@@ -165,6 +166,23 @@ final class StageInference {
     }
     return Optional.of(byAge(Views.created(pvc), stage, Actor.PROVISIONER, "", "the claim is Pending with no"
         + " error from csi-provisioner"));
+  }
+
+  /**
+   * The class's allowed topology, for a claim the scheduler finds no node for: the scheduler says only that no node
+   * "found available persistent volumes to bind", and a class limited to zones without schedulable nodes is the
+   * common cause (a zone typed wrong, a node group gone).
+   */
+  private static String allowedTopology(io.fabric8.kubernetes.api.model.storage.StorageClass sc) {
+    if (sc == null || sc.getAllowedTopologies() == null || sc.getAllowedTopologies().isEmpty()) {
+      return "";
+    }
+    List<String> terms = sc.getAllowedTopologies().stream()
+        .map(t -> t.getMatchLabelExpressions() == null ? "" : String.join(" and ", t.getMatchLabelExpressions()
+            .stream().map(e -> e.getKey() + " in " + e.getValues()).toList()))
+        .filter(t -> !t.isEmpty()).toList();
+    return terms.isEmpty() ? "" : "; its StorageClass " + sc.getMetadata().getName() + " allows only the topology "
+        + String.join(" or ", terms) + ": a schedulable node must be there for the claim to be provisioned";
   }
 
   private Optional<Finding> restoreSource(VolumeView v) {

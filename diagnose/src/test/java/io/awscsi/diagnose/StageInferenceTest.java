@@ -613,6 +613,29 @@ class StageInferenceTest {
   }
 
   @Test
+  void aClassAllowedOnlyWhereNoNodeIsNamedWhenTheSchedulerFindsNoNode() {
+    cluster.storageClass("nowhere", Map.of("type", "gp3"), "WaitForFirstConsumer");
+    cluster.client.storage().v1().storageClasses().withName("nowhere").edit(sc -> {
+      sc.setAllowedTopologies(List.of(new io.fabric8.kubernetes.api.model.TopologySelectorTermBuilder()
+          .addNewMatchLabelExpression().withKey("topology.kubernetes.io/zone").withValues("us-east-1f")
+          .endMatchLabelExpression().build()));
+      return sc;
+    });
+    cluster.pendingClaim("data", "nowhere", "1Gi");
+    Pod pod = cluster.pod("app", "data", null, false);
+    cluster.event(pod, "Warning", "FailedScheduling", "0/3 nodes are available: 3 node(s) didn't find available"
+        + " persistent volumes to bind. preemption: 0/3 nodes are available: 3 Preemption is not helpful for"
+        + " scheduling.", "default-scheduler");
+
+    Diagnosis d = diagnosePvc("data");
+
+    assertThat(d.stage()).isEqualTo(Stage.SCHEDULING);
+    assertThat(d.component()).isEqualTo("kube-scheduler");
+    assertThat(d.summary()).contains("StorageClass nowhere allows only the topology topology.kubernetes.io/zone in"
+        + " [us-east-1f]");
+  }
+
+  @Test
   void aDetachThatFailsIsDetachingInTheAttacher() {
     cluster.storageClass("now", Map.of("type", "gp3"), "Immediate");
     cluster.pendingClaim("data", "now", "1Gi");

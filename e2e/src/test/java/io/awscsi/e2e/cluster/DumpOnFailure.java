@@ -63,7 +63,13 @@ final class DumpOnFailure implements TestExecutionExceptionHandler {
     }
     if (fixture.local()) {
       Path logs = fixture.localCluster().stateDirectory().resolve("logs");
-      for (String component : List.of("kubelet", "kube-controller-manager", "snapshot-controller", "aws")) {
+      // Every node's kubelet (kubelet.log, and kubelet-N.log of node N in multi-node mode).
+      List<String> components = new java.util.ArrayList<>(List.of("kubelet"));
+      for (int n = 2; n <= fixture.localCluster().nodeCount(); n++) {
+        components.add("kubelet-" + n);
+      }
+      components.addAll(List.of("kube-controller-manager", "snapshot-controller", "aws"));
+      for (String component : components) {
         b.append("--- log ").append(component).append('\n').append(tail(logs.resolve(component + ".log"))).append('\n');
       }
     }

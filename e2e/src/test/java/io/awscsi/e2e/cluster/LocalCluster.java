@@ -97,6 +97,11 @@ record LocalCluster(Path file, Map<String, String> values) {
         .map(Path::of);
   }
 
+  /** How many nodes the cluster runs (KUBE_LOCAL_NODES=3 make cluster-up: three; one before that mode existed). */
+  int nodeCount() {
+    return Integer.parseInt(values.getOrDefault("KUBE_LOCAL_NODES", "1"));
+  }
+
   boolean hostProcesses() {
     return "host".equals(values.get("KUBE_LOCAL_DRIVER"));
   }

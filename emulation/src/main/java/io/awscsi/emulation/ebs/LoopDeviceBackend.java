@@ -51,6 +51,12 @@ public final class LoopDeviceBackend implements AutoCloseable {
 
   private final Path volumesDirectory;
   private final Path byIdDirectory;
+  /**
+   * {@code <state>/by-instance/<instance id>/}: the by-id links of the volumes attached to one instance, for a cluster
+   * of several nodes (e2e/kube-local's multi-node mode), where each node's plugin looks only at its own instance's
+   * links, as an EC2 instance sees only the disks attached to it. The shared {@code by-id} stays for one-node runs.
+   */
+  private final Path byInstanceDirectory;
   private final Path snapshotsDirectory;
   private final LoopDevices loops;
   private final Retention retention;
@@ -62,6 +68,7 @@ public final class LoopDeviceBackend implements AutoCloseable {
   private LoopDeviceBackend(Path stateDirectory, LoopDevices loops, Retention retention) {
     this.volumesDirectory = stateDirectory.resolve("volumes");
     this.byIdDirectory = stateDirectory.resolve("by-id");
+    this.byInstanceDirectory = stateDirectory.resolve("by-instance");
     this.snapshotsDirectory = stateDirectory.resolve("snapshots");
     this.loops = loops;
     this.retention = retention;
@@ -129,12 +136,71 @@ public final class LoopDeviceBackend implements AutoCloseable {
     return link;
   }
 
+  /**
+   * As {@link #attached(String, long)}, and the volume is also linked from the instance's own by-id directory
+   * ({@code by-instance/<instanceId>/}), where a node plugin scoped to that instance finds it. An id that cannot be a
+   * directory name gets no instance link.
+   */
+  public synchronized Path attached(String volumeId, long sizeBytes, String instanceId) {
+    Path link = attached(volumeId, sizeBytes);
+    if (isInstanceName(instanceId)) {
+      var dir = byInstanceDirectory.resolve(instanceId);
+      try {
+        Files.createDirectories(dir);
+        var scoped = dir.resolve(link.getFileName());
+        var temporary = dir.resolve("." + link.getFileName() + ".tmp");
+        Files.deleteIfExists(temporary);
+        Files.createSymbolicLink(temporary, Files.readSymbolicLink(link));
+        Files.move(temporary, scoped, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return scoped;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot link " + volumeId + " for instance " + instanceId, e);
+      }
+    }
+    return link;
+  }
+
   /** The volume was detached: its link is removed and its loop device released; its data stays. */
   public synchronized void detached(String volumeId) {
     requireOpen();
     if (isVolumeId(volumeId)) {
       release(volumeId);
     }
+  }
+
+  /**
+   * The volume was detached from one instance: that instance's link goes; the device is released only when no other
+   * instance still has the volume attached (a Multi-Attach volume stays on the others).
+   */
+  public synchronized void detached(String volumeId, String instanceId) {
+    requireOpen();
+    if (!isVolumeId(volumeId)) {
+      return;
+    }
+    if (!isInstanceName(instanceId)) {
+      release(volumeId);
+      return;
+    }
+    var name = VolumeDeviceLocator.byIdName(volumeId);
+    try {
+      Files.deleteIfExists(byInstanceDirectory.resolve(instanceId).resolve(name));
+      boolean elsewhere = false;
+      if (Files.isDirectory(byInstanceDirectory)) {
+        try (var instances = Files.list(byInstanceDirectory)) {
+          elsewhere = instances.anyMatch(d -> Files.exists(d.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        }
+      }
+      if (!elsewhere) {
+        release(volumeId);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove the link of " + volumeId + " for instance " + instanceId, e);
+    }
+  }
+
+  private static boolean isInstanceName(String instanceId) {
+    return instanceId != null && instanceId.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   }
 
   /** The volume was enlarged: the backing file grows (never shrinks) and an attached device sees the new size. */

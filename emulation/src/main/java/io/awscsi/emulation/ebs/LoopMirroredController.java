@@ -109,14 +109,14 @@ public final class LoopMirroredController implements ControllerProvider {
       public Map<String, String> publish(PublishRequest request) {
         Map<String, String> context = attacher.publish(request);
         String volumeId = request.volumeId();
-        mirrorOrFail("attach", volumeId, () -> loops.attached(volumeId, sizeOf(volumeId)));
+        mirrorOrFail("attach", volumeId, () -> loops.attached(volumeId, sizeOf(volumeId), request.nodeId()));
         return context;
       }
 
       @Override
       public void unpublish(String volumeId, String nodeId, Map<String, String> secrets) {
         attacher.unpublish(volumeId, nodeId, secrets);
-        mirrorOrFail("detach", volumeId, () -> loops.detached(volumeId));
+        mirrorOrFail("detach", volumeId, () -> loops.detached(volumeId, nodeId));
       }
 
       @Override

@@ -110,6 +110,31 @@ class LoopMirroredControllerTest {
   }
 
   @Test
+  void eachInstanceSeesOnlyItsOwnAttachmentsAndTheDeviceStaysWhileOneHoldsIt() throws IOException {
+    cloud.sizes.put(VOL, MIB);
+    publish(VOL);
+    controller.attacher().orElseThrow().publish(new PublishRequest(VOL, "i-2", MOUNT, false, Map.of(), Map.of()));
+    Path one = state.resolve("by-instance/i-1").resolve(VolumeDeviceLocator.byIdName(VOL));
+    Path two = state.resolve("by-instance/i-2").resolve(VolumeDeviceLocator.byIdName(VOL));
+    assertThat(Files.readSymbolicLink(one)).isEqualTo(Path.of("/dev/loop7"));
+    assertThat(Files.readSymbolicLink(two)).isEqualTo(Path.of("/dev/loop7"));
+    assertThat(state.resolve("by-instance/i-3")).as("an instance it was never attached to").doesNotExist();
+
+    // From here losetup reports the file attached as /dev/loop7, so a release would detach it.
+    runner.on(c -> c.tool() == HostTool.LOSETUP && c.commandLine().contains("--associated"),
+        c -> RecordingCommandRunner.Reply.ok("/dev/loop7\n"));
+    controller.attacher().orElseThrow().unpublish(VOL, "i-1", Map.of());
+    assertThat(one).doesNotExist();
+    assertThat(two).as("still attached to i-2 (Multi-Attach)").exists();
+    assertThat(runner.commandLines(HostTool.LOSETUP)).noneMatch(c -> c.contains("--detach"));
+
+    controller.attacher().orElseThrow().unpublish(VOL, "i-2", Map.of());
+    assertThat(two).doesNotExist();
+    assertThat(link(VOL)).as("the last detach releases the volume").doesNotExist();
+    assertThat(runner.commandLines(HostTool.LOSETUP)).anyMatch(c -> c.contains("--detach /dev/loop7"));
+  }
+
+  @Test
   void aVolumeCreatedOrExpandedHereIsAttachedAtTheSizeSeenWithoutAskingAgain() throws IOException {
     cloud.nextVolume = CLONE;
     create("pvc-new", new VolumeSource.Empty());
