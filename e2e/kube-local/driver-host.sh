@@ -12,7 +12,8 @@ render_chart() {
     --api-versions snapshot.storage.k8s.io/v1 --set efs.enabled=true --set "efsStorageClass.fileSystemId=$fs_id" \
     --set defaultStorageClass.enabled=true --set defaultVolumeSnapshotClass.enabled=true \
     --set defaultStorageClass.name=gp3 --set defaultStorageClass.parameters.type=gp3 \
-    --set-string defaultStorageClass.parameters.encrypted=true --set node.kubeletRegistration=builtin ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
+    --set-string defaultStorageClass.parameters.encrypted=true --set node.kubeletRegistration=builtin \
+    --set 'sidecars.snapshotter.additionalArgs[0]=--feature-gates=CSIVolumeGroupSnapshot=true' ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
 }
 
 driver_up() {
