@@ -8,6 +8,9 @@
 #   cluster.sh env      the environment the suite reads (KUBECONFIG, E2E_LOCAL_CLUSTER, ...), as KEY=value lines
 #   cluster.sh packets  the guard's counters: packets to the pod or service range not through the bridge
 #   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
+#   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (SIGTERM, by its PID) and starts it
+#                       again as up did; containerd's shims and so the pods' containers outlive it (the soak's faults)
+#   cluster.sh pause etcd SECONDS   SIGSTOP to etcd, SIGCONT after SECONDS (the soak's faults)
 # Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
 # (installed when missing), Go, and the driver's distribution (make build).
 set -euo pipefail
@@ -171,6 +174,18 @@ case "${1:-}" in
   env) [ -f "$KL_STATE/cluster.env" ] || die "not up"; cat "$KL_STATE/cluster.env" ;;
   packets) packet_counters ;;
   hostpod-start) [ -n "${2:-}" ] || die "usage: cluster.sh hostpod-start POD"; driver_pod_start "$2" ;;
+  restart)
+    case "${2:-}" in
+      kubelet) stop kubelet 20; start_kubelet ;;
+      containerd) stop containerd 20; start_containerd ;;
+      kube-apiserver) stop kube-apiserver 20; start_apiserver ;;
+      *) die "usage: cluster.sh restart kubelet|containerd|kube-apiserver" ;;
+    esac ;;
+  pause)
+    [ "${2:-}" = etcd ] && [[ "${3:-}" =~ ^[0-9]+$ ]] || die "usage: cluster.sh pause etcd SECONDS"
+    alive etcd || die "etcd is not running"
+    pid=$(cat "$R/etcd.pid")
+    kill -STOP "$pid"; sleep "$3"; kill -CONT "$pid" ;;
   status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
   *) echo "usage: cluster.sh up|down|env|packets|status" >&2; exit 2 ;;
 esac
