@@ -211,8 +211,9 @@ final class Soak {
       String claim = "v" + (++serial);
       String sc = classes.get(work.nextInt(classes.size()));
       cluster.createPvc(claim, sc, "1Gi", efsClass.get(sc) ? "ReadWriteMany" : "ReadWriteOnce");
-      startWriter(claim);
       live.add(claim);
+      startWriter(claim);
+      verify(claim, pod(claim));
       count(operations, "create+write " + (efsClass.get(sc) ? "efs" : "ebs"));
       return;
     }
