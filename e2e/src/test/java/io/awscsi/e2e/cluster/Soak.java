@@ -480,6 +480,13 @@ final class Soak {
     }
     for (String claim : live) {
       try {
+        if (cluster.client.pods().inNamespace(cluster.namespace).withName(pod(claim)).get() == null) {
+          if (!verified.contains(claim)) {
+            continue; // its first pod was never made (the API was down): it holds no data to read
+          }
+          startWriter(claim);
+        }
+        cluster.awaitReady(pod(claim), OPERATION_BOUND);
         verify(claim, pod(claim));
       } catch (RuntimeException | AssertionError e) {
         neededAHuman.add("final read of " + claim + ": " + e.getMessage());
