@@ -583,10 +583,12 @@ final class Soak {
     cluster.client.persistentVolumes().list().getItems().forEach(pv -> pvNames.add(pv.getMetadata().getName()));
     List<String> left = new ArrayList<>();
     for (String m : Teardown.mountsOf(local.stateDirectory())) {
-      if (!m.contains("kubernetes.io/csi")) {
+      if (!m.contains("kubernetes.io/csi") && !m.contains("kubernetes.io~csi")) {
         continue;
       }
+      // A staging path names a hash of the volume handle, not the PV: one is live while any CSI PV is.
       boolean live = pvNames.stream().anyMatch(m::contains) || volumeHandles.stream().anyMatch(m::contains)
+          || m.contains("/globalmount") && !volumeHandles.isEmpty()
           || !m.contains("pvc-") && !m.contains("vol-") && !m.contains("/globalmount");
       if (!live) {
         left.add("mount " + m);
