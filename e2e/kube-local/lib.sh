@@ -3,7 +3,10 @@
 # Everything the cluster creates lives under $KL_STATE and is removed by `cluster.sh down`.
 KL_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KL_ROOT="$(cd "$KL_HERE/../.." && pwd)"
-KL_TOOLS="${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}"
+# Resolved: the kubelet directory below it must be the shared mount itself; reached through a symbolic link (a
+# worktree whose .tools links to the main checkout's) containerd refuses the node plugin's bidirectional mount
+# ("is mounted on / but it is not a shared mount"), found by the soak's first run.
+KL_TOOLS="$(realpath -m "${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}")"
 B="$KL_TOOLS/bin"
 KL_STATE="$KL_TOOLS/state"
 P="$KL_STATE/pki"
