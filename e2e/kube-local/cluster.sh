@@ -11,6 +11,7 @@
 #   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (SIGTERM, by its PID) and starts it
 #                       again as up did; containerd's shims and so the pods' containers outlive it (the soak's faults)
 #   cluster.sh pause etcd SECONDS   SIGSTOP to etcd, SIGCONT after SECONDS (the soak's faults)
+#   cluster.sh revive   starts again the control-plane processes that exited (as a node's supervisor would)
 # Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
 # (installed when missing), Go, and the driver's distribution (make build).
 set -euo pipefail
@@ -186,6 +187,18 @@ case "${1:-}" in
     alive etcd || die "etcd is not running"
     pid=$(cat "$R/etcd.pid")
     kill -STOP "$pid"; sleep "$3"; kill -CONT "$pid" ;;
+  revive)
+    # What a node's supervisor (systemd, the kubelet's static pods) does on a real cluster: a control-plane process
+    # that exited is started again. They exit by design when they lose their leader election, e.g. across an API
+    # server restart longer than their renew deadline (found by the soak: nothing restarted them here).
+    for c in kube-controller-manager kube-scheduler snapshot-controller; do
+      alive "$c" && continue
+      case "$c" in
+        kube-controller-manager) start_controller_manager >/dev/null ;;
+        kube-scheduler) start_scheduler >/dev/null ;;
+        snapshot-controller) start_snapshot_controller >/dev/null ;;
+      esac && echo "revived $c"
+    done ;;
   status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
   *) echo "usage: cluster.sh up|down|env|packets|status" >&2; exit 2 ;;
 esac
