@@ -19,7 +19,7 @@ run_line=
 rm -rf ./*/target/surefire-reports ./*/target/surefire-reports-pods
 # The pods-mode cases (the same list as make test-chart-pods).
 CHART_PODS_TESTS=$(sed -n 's/^CHART_PODS_TESTS := //p' Makefile)
-HOST_CLUSTER_TESTS='io.awscsi.e2e.cluster.*Test,!io.awscsi.e2e.cluster.Chart*Test,!io.awscsi.e2e.cluster.EfsSharedVolumeTest,!io.awscsi.e2e.cluster.EfsNodePluginRestartTest'
+HOST_CLUSTER_TESTS='io.awscsi.e2e.cluster.*Test,!io.awscsi.e2e.cluster.Chart*Test,!io.awscsi.e2e.cluster.EfsSharedVolumeTest,!io.awscsi.e2e.cluster.EfsNodePluginRestartTest,!io.awscsi.e2e.cluster.SoakTest'
 suite_start=$(date +%s)
 kube_build_start=$(date +%s)
 bash e2e/kube-local/build.sh > target-kube-build.log 2>&1 &

@@ -11,6 +11,10 @@
 #   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
 #   cluster.sh node-stop N / node-start N   multi-node mode: node N (2..) lost as a machine is (its containers,
 #                       containerd and kubelet killed, its mount namespace and so its mounts gone), and back
+#   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (SIGTERM, by its PID) and starts it
+#                       again as up did; containerd's shims and so the pods' containers outlive it (the soak's faults)
+#   cluster.sh pause etcd SECONDS   SIGSTOP to etcd, SIGCONT after SECONDS (the soak's faults)
+#   cluster.sh revive   starts again the control-plane processes that exited (as a node's supervisor would)
 # Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
 # (installed when missing), Go, and the driver's distribution (make build).
 set -euo pipefail
@@ -203,6 +207,30 @@ case "${1:-}" in
     node_power_off "$2" ;;
   node-start) [[ "${2:-}" =~ ^[2-9]$ ]] && [ "$2" -le "$KL_NODES" ] || die "usage: cluster.sh node-start N (2..$KL_NODES)"
     node_power_on "$2" ;;
+  restart)
+    case "${2:-}" in
+      kubelet) stop kubelet 20; start_kubelet ;;
+      containerd) stop containerd 20; start_containerd ;;
+      kube-apiserver) stop kube-apiserver 20; start_apiserver ;;
+      *) die "usage: cluster.sh restart kubelet|containerd|kube-apiserver" ;;
+    esac ;;
+  pause)
+    [ "${2:-}" = etcd ] && [[ "${3:-}" =~ ^[0-9]+$ ]] || die "usage: cluster.sh pause etcd SECONDS"
+    alive etcd || die "etcd is not running"
+    pid=$(cat "$R/etcd.pid")
+    kill -STOP "$pid"; sleep "$3"; kill -CONT "$pid" ;;
+  revive)
+    # What a node's supervisor (systemd, the kubelet's static pods) does on a real cluster: a control-plane process
+    # that exited is started again. They exit by design when they lose their leader election, e.g. across an API
+    # server restart longer than their renew deadline (found by the soak: nothing restarted them here).
+    for c in kube-controller-manager kube-scheduler snapshot-controller; do
+      alive "$c" && continue
+      case "$c" in
+        kube-controller-manager) start_controller_manager >/dev/null ;;
+        kube-scheduler) start_scheduler >/dev/null ;;
+        snapshot-controller) start_snapshot_controller >/dev/null ;;
+      esac && echo "revived $c"
+    done ;;
   status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
-  *) echo "usage: cluster.sh up|down|env|packets|status|node-stop N|node-start N" >&2; exit 2 ;;
+  *) echo "usage: cluster.sh up|down|env|packets|status|node-stop N|node-start N|restart C|pause etcd S|revive" >&2; exit 2 ;;
 esac

@@ -3,8 +3,9 @@
 # Everything the cluster creates lives under $KL_STATE and is removed by `cluster.sh down`.
 KL_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KL_ROOT="$(cd "$KL_HERE/../.." && pwd)"
-# Resolved: a worktree's .tools may be a link to the main checkout's, and containerd checks a pod's Bidirectional
-# hostPath (the kubelet directory) against the mount table by its path as given, where only the real path appears.
+# Resolved: the kubelet directory below it must be the shared mount itself; reached through a symbolic link (a
+# worktree whose .tools links to the main checkout's) containerd refuses the node plugin's bidirectional mount
+# ("is mounted on / but it is not a shared mount"), found by the soak's first run.
 KL_TOOLS="$(realpath -m "${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}")"
 B="$KL_TOOLS/bin"
 KL_STATE="$KL_TOOLS/state"

@@ -58,7 +58,16 @@ record Diagnosis(String subject, Verdict verdict, String summary, Knowledge.Stag
    */
   record DriverLog(String namespace, String pod, String container, CallLogLine line, String note) {}
 
+  /**
+   * With the driver's own line. A line of the call about the volume proves the driver was called, so a failure first
+   * read as the component's own ({@link Knowledge#NO_DRIVER_CALL}, no gRPC status in its message) is the call's after
+   * all: the stage's meaning and action then stand.
+   */
   Diagnosis withDriverLog(DriverLog log) {
+    if (log != null && log.line() != null && Knowledge.NO_DRIVER_CALL.id().equals(knownError) && stage != null) {
+      return new Diagnosis(subject, verdict, summary, stage, component, where, error, "", stage.meaning, stage.action,
+          commands, evidence, gaps, also, volumeHandle, node, logQuery, log);
+    }
     return new Diagnosis(subject, verdict, summary, stage, component, where, error, knownError, meaning, action, commands,
         evidence, gaps, also, volumeHandle, node, logQuery, log);
   }

@@ -196,6 +196,9 @@ final class Knowledge {
   /** Checked in order; the first that matches explains the message. */
   static final String STORAGE_CLASS_MISSING = "storage-class-missing";
   static final String SNAPSHOT_CLASS_MISSING = "snapshot-class-missing";
+  static final String SNAPSHOT_SOURCE_NOT_BOUND = "snapshot-source-not-bound";
+  static final String RESTORE_SOURCE_MISSING = "restore-source-missing";
+  static final String VAC_MISSING = "vac-missing";
 
   static final List<KnownError> ERRORS = List.of(
       // What no driver call causes comes first: a message that quotes these is never a driver's failure.
@@ -214,6 +217,36 @@ final class Knowledge {
           "Create the VolumeSnapshotClass it names (driver ebs.csi.aws.com; kubectl get volumesnapshotclass lists"
               + " those that exist), or delete the VolumeSnapshot and make it again with an existing class;"
               + " snapshot-controller retries by itself once the class exists."),
+      known(SNAPSHOT_SOURCE_NOT_BOUND, "not yet bound to a PV", Set.of(Stage.SNAPSHOTTING),
+          Actor.SNAPSHOT_CONTROLLER,
+          "The VolumeSnapshot's source claim was not Bound when snapshot-controller looked: it makes no"
+              + " VolumeSnapshotContent for a claim without a volume, so no CreateSnapshot reaches the driver or EC2.",
+          "Let the claim bind first (aws-csi-driver diagnose pvc NS/CLAIM says why it does not); snapshot-controller"
+              + " retries, and if the VolumeSnapshot keeps its error, delete it and make it again once the claim is"
+              + " Bound."),
+      known("snapshot-source-missing", "failed to retrieve PVC .*not found"
+              + "|persistentvolumeclaims? \\\\?\"[^\"]*\\\\?\" not found|PersistentVolumeClaim \\S+ not found",
+          Set.of(Stage.SNAPSHOTTING), Actor.SNAPSHOT_CONTROLLER,
+          "The VolumeSnapshot names a source claim that does not exist (in its namespace): snapshot-controller makes"
+              + " no VolumeSnapshotContent, so no CreateSnapshot reaches the driver or EC2.",
+          "Delete the VolumeSnapshot and make it again naming an existing claim of the same namespace."),
+      known(RESTORE_SOURCE_MISSING, "volumesnapshots?\\.snapshot\\.storage\\.k8s\\.io \\\\?\"[^\"]*\\\\?\" not found"
+              + "|VolumeSnapshot \\S+ not found", Set.of(Stage.RESTORING), null,
+          "The claim restores from a VolumeSnapshot that does not exist (in its namespace): csi-provisioner has no"
+              + " snapshot to restore, so no CreateVolume reaches the driver and no volume is made.",
+          "Create the VolumeSnapshot the claim names, or recreate the claim with an existing one (kubectl get"
+              + " volumesnapshot -n NS); the provisioner retries by itself."),
+      known("selected-node-gone", "failed to get target node", CREATE, null,
+          "The node the scheduler picked for this WaitForFirstConsumer claim (annotation"
+              + " volume.kubernetes.io/selected-node) no longer exists: csi-provisioner stops before CreateVolume.",
+          "Nothing if the pod is still wanted: csi-provisioner drops the annotation and the scheduler picks another"
+              + " node; if it repeats, delete the pod so that it is scheduled again."),
+      known(VAC_MISSING, "VAC \\S+ does not exist|modifyVolumeStatus Pending|volumeattributesclass[^ ]* \"[^\"]*\" not found",
+          Set.of(Stage.MODIFYING), null,
+          "The claim names a VolumeAttributesClass that does not exist: csi-resizer leaves the modification Pending"
+              + " and sends no ControllerModifyVolume, so the driver and EC2 are not asked.",
+          "Create the VolumeAttributesClass (kubectl get volumeattributesclass lists those that exist) or set the"
+              + " claim's volumeAttributesClassName back to its current class; csi-resizer then goes on by itself."),
       known("driver-not-registered", "does not contain driver|not found in the list of registered CSI drivers"
               + "|CSI driver is not installed on the node|has no NodeID annotation", ANY, Actor.NODE_PLUGIN,
           "The node plugin is not registered with the kubelet on this node: it is not running there, or its"
@@ -316,6 +349,27 @@ final class Knowledge {
       known("in-flight", "code = Aborted|already in progress|operation .* already exists", ANY, null,
           "Another call for the same volume was still running: the sidecar retries this one.",
           "Nothing, unless it repeats for minutes: then read the driver's log for the call that does not finish."));
+
+  /**
+   * Not one of {@link #ERRORS}: what a failure means when no known error explains it and nothing shows the driver was
+   * called. A CSI sidecar or the kubelet quotes the driver's answer as a gRPC status ("rpc error: code = ...
+   * desc = ..."); a message without one comes from the component itself, stopped before the call (an object it
+   * needs is missing or not ready). Explaining it with the stage's CSI call would send the user to EC2 and to the
+   * driver's log for a call that was never made. The driver's own log overrules it: a line of that call about the
+   * volume means the driver was called after all ({@link Diagnosis#withDriverLog}).
+   */
+  static final KnownError NO_DRIVER_CALL = new KnownError("no-driver-call", Pattern.compile("(?!)"), ANY, null,
+      "{component} reported this itself, before any {call} reached the driver: the message carries no answer of the"
+          + " driver (a driver's failure is quoted as \"rpc error: code = ... desc = ...\"), so it is about the"
+          + " Kubernetes objects it names, not about AWS, and the driver's log holds nothing of it.",
+      "Fix what the message names (the object it cannot find, or the state it waits for: kubectl describe that"
+          + " object); {component} retries by itself once it is there.");
+
+  /** Whether the message quotes an answer of the driver (a gRPC status), so the driver was called. */
+  static boolean carriesDriverReply(String message) {
+    return message.contains("rpc error") || message.contains("code = ") || message.startsWith(
+        "allocatedResourceStatuses: ") || message.startsWith("modifyVolumeStatus Infeasible");
+  }
 
   /** The known error of that id. */
   static KnownError byId(String id) {

@@ -157,8 +157,10 @@ final class StageInference {
     }
     Optional<Event> failed = v.events().latestWarning(pvc, "ProvisioningFailed");
     if (failed.isPresent()) {
-      return Optional.of(new Finding(Verdict.FAILED, stage, Actor.PROVISIONER, "", failed.get().getMessage(),
-          "CreateVolume failed"));
+      String message = failed.get().getMessage();
+      return Optional.of(new Finding(Verdict.FAILED, stage, Actor.PROVISIONER, "", message,
+          Knowledge.carriesDriverReply(message) ? "CreateVolume failed"
+              : "csi-provisioner stopped before CreateVolume"));
     }
     String missing = v.driver().sidecarMissing(Actor.PROVISIONER, v.now());
     if (!missing.isEmpty() && overdue(Views.created(pvc))) {
@@ -350,11 +352,18 @@ final class StageInference {
     Optional<Event> failed = v.events().latestWarning(pvc, "VolumeModifyFailed");
     String summary = "modifying to VolumeAttributesClass " + to + " (from " + (empty(current).isEmpty() ? "none"
         : current) + ")" + (state.isEmpty() ? "" : ", status " + state);
+    if (state.equals("Pending")) {
+      // csi-resizer marks Pending when the class cannot be used (it does not exist): it sends no call at all.
+      String message = failed.map(Event::getMessage).orElse("modifyVolumeStatus Pending");
+      return Optional.of(new Finding(Verdict.FAILED, Stage.MODIFYING, Actor.RESIZER, "", message,
+          "no ControllerModifyVolume was sent: " + summary));
+    }
     if (state.equals("Infeasible") || error.isPresent() || failed.isPresent()) {
       String message = error.map(PersistentVolumeClaimCondition::getMessage)
           .or(() -> failed.map(Event::getMessage)).orElse("modifyVolumeStatus " + state);
+      boolean called = Knowledge.carriesDriverReply(message) || state.equals("Infeasible") || error.isPresent();
       return Optional.of(new Finding(Verdict.FAILED, Stage.MODIFYING, Actor.RESIZER, "", message,
-          "ControllerModifyVolume failed: " + summary));
+          (called ? "ControllerModifyVolume failed: " : "the modification failed before any call: ") + summary));
     }
     Instant since = condition(pvc, "ModifyingVolume").map(c -> Views.instant(c.getLastTransitionTime()))
         .orElse(null);
@@ -585,16 +594,18 @@ final class StageInference {
       return new Finding(Verdict.FAILED, Stage.SNAPSHOTTING, Actor.SNAPSHOT_CONTROLLER, "", reported,
           "the snapshot's VolumeSnapshotClass " + className + " does not exist");
     }
+    // Without a VolumeSnapshotContent csi-snapshotter has nothing to act on: whatever failed is snapshot-controller's,
+    // before any CreateSnapshot.
+    String noContent = "snapshot-controller made no VolumeSnapshotContent, so no CreateSnapshot was sent";
     if (!snapshotError.isEmpty()) {
       return new Finding(Verdict.FAILED, Stage.SNAPSHOTTING, content == null ? Actor.SNAPSHOT_CONTROLLER
-          : Actor.SNAPSHOTTER, "", snapshotError, "the snapshot failed");
+          : Actor.SNAPSHOTTER, "", snapshotError, content == null ? noContent : "the snapshot failed");
     }
     Optional<Event> warning = warnings(v, vs).or(() -> warnings(v, content));
     if (warning.isPresent()) {
-      boolean fromSnapshotter = content != null && warning.get().getInvolvedObject() != null
-          && "VolumeSnapshotContent".equals(warning.get().getInvolvedObject().getKind());
-      return new Finding(Verdict.FAILED, Stage.SNAPSHOTTING, fromSnapshotter || content != null ? Actor.SNAPSHOTTER
-          : Actor.SNAPSHOT_CONTROLLER, "", warning.get().getMessage(), "the snapshot failed");
+      return new Finding(Verdict.FAILED, Stage.SNAPSHOTTING, content != null ? Actor.SNAPSHOTTER
+          : Actor.SNAPSHOT_CONTROLLER, "", warning.get().getMessage(), content == null ? noContent
+          : "the snapshot failed");
     }
     if (!source.isEmpty() && v.source() == null && v.gaps().stream().noneMatch(g -> g.contains(
         "persistentvolumeclaim"))) {

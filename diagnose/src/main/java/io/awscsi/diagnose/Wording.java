@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -40,12 +41,17 @@ final class Wording {
           also, volumeId, "", null, null);
     }
     Optional<KnownError> known = Knowledge.explain(f.stage(), f.error());
+    if (known.isEmpty() && f.verdict() == Verdict.FAILED && f.stage().csiMethod != null && !f.error().isEmpty()
+        && !Knowledge.carriesDriverReply(f.error())) {
+      known = Optional.of(Knowledge.NO_DRIVER_CALL);
+    }
     Actor actor = known.map(KnownError::blames).filter(b -> b != null).orElse(f.actor());
     String meaning = known.map(KnownError::meaning).orElse(f.stage().meaning);
     String action = known.map(KnownError::action).orElse(f.stage().action);
     Map<String, String> values = Map.of("{nodeApp}", driver.driver().nodeApp(), "{volumeId}",
         volumeId.isEmpty() ? "VOLUME_ID" : volumeId, "{pv}", pv.isEmpty() ? "PV" : pv, "{storageClass}",
-        storageClass.isEmpty() ? "CLASS" : storageClass);
+        storageClass.isEmpty() ? "CLASS" : storageClass, "{component}", f.actor() == Actor.NODE_PLUGIN ? "the kubelet"
+            : f.actor().component, "{call}", Objects.requireNonNullElse(f.stage().csiMethod, "call"));
     for (var e : values.entrySet()) {
       action = action.replace(e.getKey(), e.getValue());
       meaning = meaning.replace(e.getKey(), e.getValue());

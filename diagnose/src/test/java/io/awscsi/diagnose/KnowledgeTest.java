@@ -48,11 +48,26 @@ class KnowledgeTest {
       "SNAPSHOTTING | CreateSnapshot: SnapshotLimitExceeded: too many | snapshot-quota",
       "DELETING | rpc error: code = FailedPrecondition desc = VolumeInUse: vol-1 is attached | volume-in-use",
       "DELETING | rpc error: code = Unavailable desc = RequestLimitExceeded: Request limit exceeded. | throttled",
-      "ATTACHING | rpc error: code = Aborted desc = an operation for vol-1 is already in progress | in-flight"})
+      "ATTACHING | rpc error: code = Aborted desc = an operation for vol-1 is already in progress | in-flight",
+      "SNAPSHOTTING | Failed to create snapshot content with error failed to get input parameters to create snapshot s1: \"the PVC data not yet bound to a PV, will not attempt to take a snapshot yet\" | snapshot-source-not-bound",
+      "SNAPSHOTTING | Failed to create snapshot content with error failed to get input parameters to create snapshot s1: failed to retrieve PVC data from the API server: \"persistentvolumeclaim \\\"data\\\" not found\" | snapshot-source-missing",
+      "RESTORING | error getting handle for DataSource Type VolumeSnapshot by Name s1: error getting snapshot s1 from api server: volumesnapshots.snapshot.storage.k8s.io \"s1\" not found | restore-source-missing",
+      "PROVISIONING | failed to get target node: node \"ip-1\" not found | selected-node-gone",
+      "MODIFYING | VAC gold does not exist. | vac-missing"})
   void aKnownMessageIsExplained(Stage stage, String message, String id) {
     Optional<KnownError> known = Knowledge.explain(stage, message);
 
     assertThat(known).map(KnownError::id).contains(id);
+  }
+
+  @Test
+  void aDriversAnswerIsToldFromAComponentsOwnMessage() {
+    assertThat(Knowledge.carriesDriverReply("failed to provision volume with StorageClass \"gp3\": rpc error: code ="
+        + " Internal desc = boom")).isTrue();
+    assertThat(Knowledge.carriesDriverReply("failed to provision volume with StorageClass \"gp3\": error generating"
+        + " accessibility requirements: no topology key found on CSINode ip-1")).isFalse();
+    assertThat(Knowledge.carriesDriverReply("Failed to create snapshot content with error cannot find CSI"
+        + " PersistentVolumeSource for volume pvc-1")).isFalse();
   }
 
   @Test

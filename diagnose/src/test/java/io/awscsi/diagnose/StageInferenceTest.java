@@ -575,6 +575,144 @@ class StageInferenceTest {
     assertThat(d.component()).isEqualTo("snapshot-controller");
   }
 
+  // ------------------------------------------------ what no driver call caused: each message is the component's own,
+  // worded as that component words it (kubernetes-csi/external-snapshotter, external-provisioner, external-resizer).
+
+  @Test
+  void aSnapshotOfAClaimNotYetBoundIsTheSnapshotControllersAndNoCreateSnapshot() {
+    cluster.pendingClaim("data", GP3, "1Gi");
+    String error = "Failed to create snapshot content with error failed to get input parameters to create snapshot"
+        + " nightly: \"the PVC data not yet bound to a PV, will not attempt to take a snapshot yet\"";
+    GenericKubernetesResource vs = cluster.snapshot("nightly", "data", Map.of("readyToUse", false,
+        "error", Map.of("message", error)));
+    cluster.event(vs, "Warning", "SnapshotContentCreationFailed", error, "snapshot-controller");
+
+    Diagnosis d = diagnose(new Target.VolumeSnapshot(NS, "nightly"), Clock.systemUTC()).getFirst();
+
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.component()).isEqualTo("snapshot-controller");
+    assertThat(d.summary()).contains("no VolumeSnapshotContent", "no CreateSnapshot was sent");
+    assertThat(d.knownError()).isEqualTo(Knowledge.SNAPSHOT_SOURCE_NOT_BOUND);
+    assertThat(d.meaning()).contains("not Bound", "no CreateSnapshot reaches the driver")
+        .doesNotContain(Stage.SNAPSHOTTING.meaning);
+    assertThat(d.action()).contains("diagnose pvc");
+  }
+
+  @Test
+  void aSnapshotControllerFailureNoEntryKnowsIsStillNotExplainedAsACreateSnapshot() {
+    healthyVolume("data", "app");
+    GenericKubernetesResource vs = cluster.snapshot("nightly", "data", Map.of("readyToUse", false));
+    cluster.event(vs, "Warning", "SnapshotContentCreationFailed", "Failed to create snapshot content with error"
+        + " cannot find CSI PersistentVolumeSource for volume pvc-1", "snapshot-controller");
+
+    Diagnosis d = diagnose(new Target.VolumeSnapshot(NS, "nightly"), Clock.systemUTC()).getFirst();
+
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.component()).isEqualTo("snapshot-controller");
+    assertThat(d.knownError()).isEqualTo("no-driver-call");
+    assertThat(d.meaning()).startsWith("snapshot-controller reported this itself, before any CreateSnapshot reached"
+        + " the driver").doesNotContain("EC2 CreateSnapshot) failed");
+    assertThat(d.action()).doesNotContain("the snapshotter retries");
+  }
+
+  @Test
+  void aClaimNamingAVolumeAttributesClassThatDoesNotExistIsPendingWithNoModifyCall() {
+    healthyVolume("data", "app");
+    cluster.editClaim("data", pvc -> {
+      pvc.getSpec().setVolumeAttributesClassName("gold");
+      pvc.getStatus().setModifyVolumeStatus(new io.fabric8.kubernetes.api.model.ModifyVolumeStatusBuilder()
+          .withStatus("Pending").withTargetVolumeAttributesClassName("gold").build());
+      return pvc;
+    });
+    cluster.event(cluster.claim("data"), "Warning", "VolumeModifyFailed", "VAC gold does not exist.",
+        "external-resizer ebs.csi.aws.com");
+
+    Diagnosis d = diagnosePvc("data");
+
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.stage()).isEqualTo(Stage.MODIFYING);
+    assertThat(d.component()).isEqualTo("csi-resizer");
+    assertThat(d.summary()).contains("no ControllerModifyVolume was sent", "gold")
+        .doesNotContain("ControllerModifyVolume failed");
+    assertThat(d.knownError()).isEqualTo(Knowledge.VAC_MISSING);
+    assertThat(d.meaning()).contains("does not exist", "no ControllerModifyVolume");
+    assertThat(d.action()).contains("VolumeAttributesClass");
+  }
+
+  @Test
+  void aClaimWhoseSelectedNodeIsGoneStopsBeforeCreateVolume() {
+    PersistentVolumeClaim pvc = cluster.pendingClaim("data", GP3, "1Gi");
+    cluster.selectNode("data", "ip-10-0-9-9.ec2.internal");
+    cluster.pod("app", "data", NODE, false);
+    cluster.event(pvc, "Warning", "ProvisioningFailed", "failed to get target node: node"
+        + " \"ip-10-0-9-9.ec2.internal\" not found", PROVISIONER_SOURCE);
+
+    Diagnosis d = diagnosePvc("data");
+
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.stage()).isEqualTo(Stage.PROVISIONING);
+    assertThat(d.summary()).contains("stopped before CreateVolume").doesNotContain("CreateVolume failed");
+    assertThat(d.knownError()).isEqualTo("selected-node-gone");
+    assertThat(d.driverLog().line()).isNull();
+  }
+
+  @Test
+  void aProvisionerMessageWithoutADriverAnswerAndNoCallLineIsTheProvisionersOwn() {
+    PersistentVolumeClaim pvc = cluster.pendingClaim("data", GP3, "1Gi");
+    cluster.selectNode("data", NODE);
+    cluster.pod("app", "data", NODE, false);
+    cluster.event(pvc, "Warning", "ProvisioningFailed", "failed to provision volume with StorageClass \"gp3\":"
+        + " error generating accessibility requirements: no topology key found on CSINode " + NODE,
+        PROVISIONER_SOURCE);
+    cluster.log(DRIVER_NS, CONTROLLER, "ebs-plugin", SINCE,
+        textLine("INFO", "CreateVolume: name=pvc-other duration=1501ms outcome=OK") + "\n");
+
+    Diagnosis d = diagnosePvc("data");
+
+    assertThat(d.stage()).isEqualTo(Stage.PROVISIONING);
+    assertThat(d.component()).isEqualTo("csi-provisioner");
+    assertThat(d.knownError()).isEqualTo("no-driver-call");
+    assertThat(d.meaning()).startsWith("csi-provisioner reported this itself, before any CreateVolume reached the"
+        + " driver");
+    assertThat(d.driverLog().line()).isNull();
+    assertThat(d.driverLog().note()).contains("no CreateVolume line about pvc-" + pvc.getMetadata().getUid());
+  }
+
+  @Test
+  void aMessageWithoutADriverAnswerIsTheCallsWhenTheDriversLogHasTheCall() {
+    PersistentVolumeClaim pvc = cluster.pendingClaim("data", GP3, "1Gi");
+    cluster.selectNode("data", NODE);
+    cluster.pod("app", "data", NODE, false);
+    cluster.event(pvc, "Warning", "ProvisioningFailed", "failed to provision volume with StorageClass \"gp3\":"
+        + " context canceled", PROVISIONER_SOURCE);
+    cluster.log(DRIVER_NS, CONTROLLER, "ebs-plugin", SINCE, textLine("WARN", "CreateVolume: name=pvc-"
+        + pvc.getMetadata().getUid() + " duration=60000ms outcome=CANCELLED error=\"context canceled\"") + "\n");
+
+    Diagnosis d = diagnosePvc("data");
+
+    assertThat(d.knownError()).isEmpty();
+    assertThat(d.meaning()).isEqualTo(Stage.PROVISIONING.meaning);
+    assertThat(d.driverLog().line().outcome()).isEqualTo("CANCELLED");
+  }
+
+  @Test
+  void aClaimRestoringFromASnapshotThatDoesNotExistSendsNoCreateVolume() {
+    cluster.client.persistentVolumeClaims().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model
+        .PersistentVolumeClaimBuilder().withNewMetadata().withName("copy").withNamespace(NS).endMetadata()
+        .withNewSpec().withStorageClassName(GP3).withAccessModes("ReadWriteOnce").withNewResources()
+        .addToRequests("storage", new Quantity("1Gi")).endResources().withNewDataSource()
+        .withApiGroup("snapshot.storage.k8s.io").withKind("VolumeSnapshot").withName("gone").endDataSource()
+        .endSpec().build()).create();
+    cluster.selectNode("copy", NODE);
+
+    Diagnosis d = diagnosePvc("copy");
+
+    assertThat(d.stage()).isEqualTo(Stage.RESTORING);
+    assertThat(d.verdict()).isEqualTo(Verdict.FAILED);
+    assertThat(d.knownError()).isEqualTo(Knowledge.RESTORE_SOURCE_MISSING);
+    assertThat(d.meaning()).contains("no CreateVolume reaches the driver");
+  }
+
   @Test
   void aClaimRestoringFromASnapshotThatIsNotReadyIsRestoring() {
     healthyVolume("data", "app");

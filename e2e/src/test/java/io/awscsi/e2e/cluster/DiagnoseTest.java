@@ -192,6 +192,54 @@ class DiagnoseTest extends ClusterCase {
     assertThat(r.first().path("reported").asText()).contains("SnapshotLimitExceeded");
   }
 
+  // ------------------------------------------------ what no driver call caused (issue 29 item 5): the component's
+  // own failure is named, not a driver call
+
+  @Test
+  void aClaimNamingAStorageClassThatDoesNotExistIsThePvControllers() {
+    String missing = cluster.namespace + "-no-such-class";
+    cluster.createPvc("orphan", missing, "1Gi", "ReadWriteOnce");
+
+    Report r = diagnoseUntil("pvc", cluster.namespace + "/orphan", d -> "failed".equals(d.path("verdict").asText()));
+
+    r.assertThat(1, "failed", "Provisioning", "kube-controller-manager", "storage-class-missing");
+    assertThat(r.first().path("summary").asText()).contains("StorageClass " + missing + " does not exist");
+  }
+
+  @Test
+  void aSnapshotNamingAMissingSnapshotClassIsSnapshotControllersWithNoCreateSnapshot() {
+    assumeTrue(cluster.hasSnapshotApi(), "the cluster has no snapshot CRDs");
+    provisioned("data", cluster.storageClass("snapcls", Map.of("type", "gp3"), "Immediate"), "1Gi");
+    String missing = cluster.namespace + "-no-such-vsc";
+    cluster.client.genericKubernetesResources(Teardown.VOLUME_SNAPSHOT).inNamespace(cluster.namespace).resource(
+        new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+            .withApiVersion("snapshot.storage.k8s.io/v1").withKind("VolumeSnapshot").withNewMetadata()
+            .withName("nightly").endMetadata().addToAdditionalProperties("spec", Map.of("volumeSnapshotClassName",
+                missing, "source", Map.of("persistentVolumeClaimName", "data"))).build()).create();
+
+    Report r = diagnoseUntil("volumesnapshot", cluster.namespace + "/nightly",
+        d -> "failed".equals(d.path("verdict").asText()));
+
+    r.assertThat(1, "failed", "Snapshotting", "snapshot-controller", "snapshot-class-missing");
+    assertThat(r.first().path("meaning").asText()).contains("no CreateSnapshot reaches the driver");
+  }
+
+  @Test
+  void aClaimNamingAMissingVolumeAttributesClassSendsNoModify() {
+    cluster.createPvc("data", ClusterFixture.GP3, "1Gi", "ReadWriteOnce");
+    cluster.startSleeper("app", "data");
+    cluster.awaitBound("data");
+    String missing = cluster.namespace + "-no-such-vac";
+    cluster.client.persistentVolumeClaims().inNamespace(cluster.namespace).withName("data").patch(
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType
+            .JSON_MERGE), "{\"spec\":{\"volumeAttributesClassName\":\"" + missing + "\"}}");
+
+    Report r = diagnoseUntil("pvc", cluster.namespace + "/data", d -> "Modifying".equals(stage(d)));
+
+    r.assertThat(1, "failed", "Modifying", "csi-resizer", "vac-missing");
+    assertThat(r.first().path("summary").asText()).contains("no ControllerModifyVolume was sent");
+  }
+
   // ---------------------------------------------------------------- running diagnose
 
   /** One run of the command, as JSON, with its text report for failure messages. */

@@ -119,8 +119,14 @@ record LocalCluster(Path file, Map<String, String> values) {
    * until {@link #clearFaults()}.
    */
   void injectFault(String service, String action, Map<String, String> params, String code, String message) {
-    String body = "{\"service\":\"" + service + "\",\"action\":\"" + action + "\",\"status\":400,\"code\":\""
-        + code + "\",\"message\":\"" + message + "\",\"times\":0,\"params\":{"
+    injectFault(service, action, params, 400, code, message, 0);
+  }
+
+  /** As above with the HTTP status, for the next {@code times} matching calls only (0: until cleared). */
+  void injectFault(String service, String action, Map<String, String> params, int status, String code, String message,
+      int times) {
+    String body = "{\"service\":\"" + service + "\",\"action\":\"" + action + "\",\"status\":" + status
+        + ",\"code\":\"" + code + "\",\"message\":\"" + message + "\",\"times\":" + times + ",\"params\":{"
         + String.join(",", params.entrySet().stream()
             .map(e -> "\"" + e.getKey() + "\":\"" + e.getValue() + "\"").toList()) + "}}";
     realism("POST", "/realism/faults", body);
