@@ -76,8 +76,11 @@ start_snapshot_controller() {
     | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
   kubectl apply -f "$dir/deploy/kubernetes/snapshot-controller/rbac-snapshot-controller.yaml" >/dev/null
   kc=$(token_kubeconfig kube-system snapshot-controller)
+  # The group snapshot gate (issue 31): the groupsnapshot.storage.k8s.io CRDs are installed beside the snapshot ones
+  # and the module's RBAC covers them; without a VolumeGroupSnapshot object nothing else changes.
   bg snapshot-controller "$B/snapshot-controller" --kubeconfig="$kc" --leader-election=true \
-    --leader-election-namespace=kube-system --http-endpoint=127.0.0.1:19790 --v=2
+    --leader-election-namespace=kube-system --http-endpoint=127.0.0.1:19790 --v=2 \
+    --feature-gates=CSIVolumeGroupSnapshot=true
   waitfor 120 "snapshot-controller holds its lease" lease_held kube-system snapshot-controller-leader \
     || { tail_log snapshot-controller; return 1; }
 }

@@ -6,13 +6,18 @@
 # chart's pods, issue 14); the suite is the same.
 HOST_DIR="$KL_STATE/driver-host"
 
+# Group snapshots on (issue 31): csi-snapshotter with the gate, and a 1 minute resync (default 15) because
+# csi-snapshotter v8.7.0 fills a group's per-member readiness from the first CreateVolumeGroupSnapshot answer only
+# and snapshot-controller stamps the members from it: a member ready after that is seen at the next resync.
 render_chart() {
   local fs_id=$1
   "$HELM" template aws-csi-driver "$KL_ROOT/helm/aws-csi-driver" --namespace kube-system --kube-version 1.37.2 \
     --api-versions snapshot.storage.k8s.io/v1 --set efs.enabled=true --set "efsStorageClass.fileSystemId=$fs_id" \
     --set defaultStorageClass.enabled=true --set defaultVolumeSnapshotClass.enabled=true \
     --set defaultStorageClass.name=gp3 --set defaultStorageClass.parameters.type=gp3 \
-    --set-string defaultStorageClass.parameters.encrypted=true --set node.kubeletRegistration=builtin ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
+    --set-string defaultStorageClass.parameters.encrypted=true --set node.kubeletRegistration=builtin \
+    --set 'sidecars.snapshotter.additionalArgs[0]=--feature-gates=CSIVolumeGroupSnapshot=true' \
+    --set 'sidecars.snapshotter.additionalArgs[1]=--resync-period=1m' ${KUBE_LOCAL_CHART_ARGS:-} > "$HOST_DIR/rendered.yaml"
 }
 
 driver_up() {
