@@ -1003,6 +1003,9 @@ INVALID_VALUES = [
     ("EFS file system id malformed", ["--set", "efs.enabled=true", "--set", "efsStorageClass.fileSystemId=vol-1"],
      "fileSystemId"),
     ("snapshot class without deletionPolicy", ["--set", "volumeSnapshotClasses[0].name=x"], "deletionPolicy"),
+    ("group snapshot class with an unknown crashConsistency",
+     ["--set", "volumeGroupSnapshotClasses[0].name=x", "--set", "volumeGroupSnapshotClasses[0].deletionPolicy=Delete",
+      "--set", "volumeGroupSnapshotClasses[0].parameters.crashConsistency=sometimes"], "crashConsistency"),
     ("a diagnose role subject of an unknown kind",
      ["--set", "diagnose.clusterRole.subjects[0].kind=Robot", "--set", "diagnose.clusterRole.subjects[0].name=r2"],
      "kind"),
@@ -1166,6 +1169,33 @@ def parse(manifest: str) -> list[dict]:
     return [d for d in yaml.safe_load_all(manifest) if d]
 
 
+def check_group_snapshot_classes(tools: "Tools", chart_name: str) -> list[str]:
+    """volumeGroupSnapshotClasses (this project's own key, issue 31): a VolumeGroupSnapshotClass of ebs.csi.aws.com with
+    its parameters where the group snapshot API is served, none where it is not (the release would be refused)."""
+    problems = []
+    entry = ["--set", "volumeGroupSnapshotClasses[0].name=ebs-vgsc",
+             "--set", "volumeGroupSnapshotClasses[0].deletionPolicy=Retain",
+             "--set", "volumeGroupSnapshotClasses[0].parameters.crashConsistency=bestEffort"]
+    if chart_name == "aws-csi-driver":
+        entry += ["--set", "efs.enabled=true"]
+    served = ["--api-versions", "snapshot.storage.k8s.io/v1", "--api-versions", "groupsnapshot.storage.k8s.io/v1"]
+    for api, expected in ((served, 1), (["--api-versions", "snapshot.storage.k8s.io/v1"], 0)):
+        rendered = tools.template(DEFAULT_KUBE_VERSION, *entry, *api, chart=CHARTS[chart_name])
+        if rendered.returncode != 0:
+            return [rendered.stderr.strip()]
+        classes = objects(parse(rendered.stdout), "VolumeGroupSnapshotClass")
+        if len(classes) != expected:
+            problems.append(f"{len(classes)} VolumeGroupSnapshotClasses with {' '.join(api)}, expected {expected}")
+            continue
+        for group_class in classes:
+            if group_class.get("apiVersion") != "groupsnapshot.storage.k8s.io/v1" or \
+                    group_class.get("driver") != "ebs.csi.aws.com" or group_class.get("deletionPolicy") != "Retain" or \
+                    group_class.get("parameters") != {"crashConsistency": "bestEffort"} or \
+                    group_class["metadata"]["name"] != "ebs-vgsc":
+                problems.append(f"rendered {group_class}")
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--helm", required=True)
@@ -1253,6 +1283,10 @@ def main() -> int:
     results.record("aws-ebs-csi-driver values.schema.json: upstream's schema unchanged plus this chart's own keys",
                    derive_schema.check())
 
+    for chart_name in ("aws-csi-driver", "aws-ebs-csi-driver"):
+        results.record(f"{chart_name}: volumeGroupSnapshotClasses rendered as VolumeGroupSnapshotClasses of "
+                       "ebs.csi.aws.com only where the group snapshot API is served",
+                       check_group_snapshot_classes(tools, chart_name))
     for name, args, field_name in INVALID_VALUES:
         results.record(f"values.schema.json refuses {name}", check_refused(tools, args, field_name))
 

@@ -51,7 +51,8 @@ resources), merged over the shared ones here. Input: dict "root" "d".
 {{- if $V.defaultVolumeSnapshotClass.enabled }}{{- $snapshotClasses = append $snapshotClasses (omit $V.defaultVolumeSnapshotClass "enabled") }}{{- end -}}
 {{- $snapshotClasses = concat $snapshotClasses ($V.volumeSnapshotClasses | default list) -}}
 {{- end -}}
-{{- $v := dict "image" $V.image "imagePullSecrets" $V.imagePullSecrets "region" $V.region "controller" $ctl "node" $node "sidecars" $V.sidecars "csiDriver" (dict "create" $drv.csiDriver.create) "storageClasses" $classes "volumeSnapshotClasses" $snapshotClasses -}}
+{{- $groupSnapshotClasses := ternary ($V.volumeGroupSnapshotClasses | default list) list (eq $d "ebs") -}}
+{{- $v := dict "image" $V.image "imagePullSecrets" $V.imagePullSecrets "region" $V.region "controller" $ctl "node" $node "sidecars" $V.sidecars "csiDriver" (dict "create" $drv.csiDriver.create) "storageClasses" $classes "volumeSnapshotClasses" $snapshotClasses "volumeGroupSnapshotClasses" $groupSnapshotClasses -}}
 {{- with (dig "csiDriver" "nodeAllocatableUpdatePeriodSeconds" nil $drv) }}{{- $_ := set $v "nodeAllocatableUpdatePeriodSeconds" . }}{{- end -}}
 {{- toYaml $v -}}
 {{- end -}}

@@ -103,6 +103,41 @@ allowedTopologies:
 {{- end -}}
 
 {{/*
+EBS VolumeGroupSnapshotClasses (this chart's own key: upstream has no group snapshots). Only where the group snapshot
+API is served (external-snapshotter's groupsnapshot.storage.k8s.io CRDs) and snapshots are on: without the CRDs the API
+server would refuse the whole release. The snapshotter needs its group snapshot gate too (helm/README.md).
+*/}}
+{{- define "awscsi.volumeGroupSnapshotClasses" -}}
+{{- $c := . -}}
+{{- if and (include "awscsi.snapshotsEnabled" $c) ($c.root.Capabilities.APIVersions.Has "groupsnapshot.storage.k8s.io/v1") }}
+{{- range .v.volumeGroupSnapshotClasses | default list }}
+---
+apiVersion: groupsnapshot.storage.k8s.io/v1
+kind: VolumeGroupSnapshotClass
+metadata:
+  name: {{ .name }}
+  labels:
+    {{- include "awscsi.labels" $c | nindent 4 }}
+    {{- with .labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- with .annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+driver: {{ $c.csi }}
+deletionPolicy: {{ .deletionPolicy | default "Delete" }}
+{{- with .parameters }}
+parameters:
+  {{- range $k, $v := . }}
+  {{ $k | quote }}: {{ toString $v | quote }}
+  {{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
 EBS VolumeSnapshotClasses. They exist only where the snapshot CRDs do (or the snapshotter is forced): without the
 CRDs the API server would refuse the whole release.
 */}}

@@ -26,6 +26,7 @@ Entry points. An application chart calls, per driver it installs:
 {{ include "awscsi.csiDriver" $c }}
 {{ include "awscsi.storageClasses" $c }}
 {{ include "awscsi.volumeSnapshotClasses" $c }}
+{{ include "awscsi.volumeGroupSnapshotClasses" $c }}
 {{ include "awscsi.metrics" $c }}
 {{- end -}}
 

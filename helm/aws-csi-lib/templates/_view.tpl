@@ -65,5 +65,6 @@ what it does not use. Keys (all optional unless marked):
   storageClasses           entries: name, annotations, labels, parameters, mountOptions, allowedTopologies,
                            reclaimPolicy, volumeBindingMode, allowVolumeExpansion
   volumeSnapshotClasses    entries: name, annotations, labels, deletionPolicy, parameters (EBS)
+  volumeGroupSnapshotClasses  the same entries, VolumeGroupSnapshotClasses (EBS; only where the group API is served)
   ignored                  "key: why" lines the chart found set but cannot apply; NOTES.txt lists them
 */ -}}
