@@ -94,7 +94,7 @@ test-chart-pods: image
 ## test-multinode: three nodes (two in us-east-1a, one in us-east-1b; KUBE_LOCAL_NODES=3, e2e/kube-local README
 ##   "Many nodes") with the charts as pods: the cases where pods and volumes move between nodes. A named target, not
 ##   in `make test` (see README "Testing")
-MULTINODE_TESTS := io.awscsi.e2e.cluster.NodeDrainTest,io.awscsi.e2e.cluster.MultiNodeTopologyTest,io.awscsi.e2e.cluster.NodeLostTest,io.awscsi.e2e.cluster.EfsSharedVolumeTest
+MULTINODE_TESTS := io.awscsi.e2e.cluster.NodeDrainTest,io.awscsi.e2e.cluster.MultiNodeTopologyTest,io.awscsi.e2e.cluster.NodeLostTest,io.awscsi.e2e.cluster.EfsSharedVolumeTest,io.awscsi.e2e.cluster.MultiAttachBlockTest,io.awscsi.e2e.cluster.VolumeAttachLimitTest
 test-multinode: image
 	@KUBE_LOCAL_NODES=3 KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS='$(MULTINODE_TESTS)' \
 	  CLUSTER_REPORTS=e2e/target/surefire-reports-multinode CLUSTER_LOG=target-cluster-multinode.log bash hack/test-cluster.sh
