@@ -1,0 +1,1 @@
+../../../cmd/kube/main.go
