@@ -15,7 +15,7 @@ IMAGE_TAG ?=
 ARCH ?=
 SIDECARS ?=
 
-.PHONY: deps build build-aot run test unit test-it sanity test-helm bench bench-controller bench-startup docs-diagnose-table readme-diagnose-table clean \
+.PHONY: deps build build-aot image-sizes run test unit test-it sanity test-helm bench bench-controller bench-startup docs-diagnose-table readme-diagnose-table clean \
 	cluster-build cluster-up cluster-down test-cluster test-chart-pods test-multinode soak image images sidecar-images busybox-image test-images
 
 ## deps: install what a fresh machine lacks, skipping what is present (`make test` adds the test-only parts)
@@ -33,14 +33,20 @@ build:
 build-aot: build
 	@bash hack/build-aot.sh $(DIST)
 
-## image: the driver image without a container engine: .tools/images/aws-csi-driver.tar (docker-archive named
-## $(IMAGE_REPO)/aws-csi-driver:$(IMAGE_TAG), default tag the driver's version) for `ctr -n k8s.io images import`;
-## each layer is rebuilt only when its inputs change (hack/image/build-driver-image.sh)
-## ARCH=arm64 builds the arm64 image (.tools/images/aws-csi-driver-arm64.tar, tag <version>-arm64) under emulation
+## image: the driver images without a container engine, one per driver: .tools/images/aws-csi-driver-ebs.tar and
+## aws-csi-driver-efs.tar (docker-archives named $(IMAGE_REPO)/aws-csi-driver-{ebs,efs}:$(IMAGE_TAG), default tag the
+## driver's version) for `ctr -n k8s.io images import`, and the emulated test image (both drivers) the local cluster
+## runs; each layer is rebuilt only when its inputs change (hack/image/build-driver-image.sh)
+## ARCH=arm64 builds the arm64 images (.tools/images/aws-csi-driver-{ebs,efs}-arm64.tar, tag <version>-arm64) under emulation
 image: build
 	@bash hack/install-deps.sh --images
 	@bash hack/image/build-driver-image.sh --repo $(IMAGE_REPO) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG)) \
 	  $(if $(ARCH),--arch $(ARCH)) $(DIST)
+
+## image-sizes: each driver image's layers (root fs, jre, jars, AOT caches) as its tarball holds them, gzip -6 and -9,
+## and the time `ctr -n k8s.io images import` takes into a containerd of its own (hack/image/image-sizes.sh)
+image-sizes: image
+	@bash hack/image/image-sizes.sh --import
 
 ## sidecar-images: a minimal image per static binary, e.g.
 ##   make sidecar-images SIDECARS="/path/csi-provisioner=csi-provisioner:v6.4.0 /path/pause=pause:1"
@@ -56,10 +62,11 @@ busybox-image:
 ## images: the driver image, busybox, and the SIDECARS given
 images: image busybox-image $(if $(SIDECARS),sidecar-images)
 
-## test-images: the local driver image run in a chroot (hack/image/test-image-run.sh; ARCH=arm64: emulated) and held
-## against the Dockerfile (LocalImageTest, DockerfileToolsTest, DockerfilePlatformsTest)
+## test-images: each local driver image run in a chroot (hack/image/test-image-run.sh: its host tools, every mode with
+## its AOT cache; ARCH=arm64: emulated) and held against the Dockerfile (LocalImageTest, DockerfileToolsTest,
+## DockerfilePlatformsTest)
 test-images: image
-	@bash hack/image/test-image-run.sh $(ARCH)
+	@bash hack/image/test-image-run.sh $(if $(ARCH),$(ARCH),$(shell dpkg --print-architecture))
 	$(MVN) -pl e2e -am test -Dtest='DockerfileToolsTest,DockerfilePlatformsTest,LocalImageTest,ImageArchiveTest' \
 	  -Daws-csi.images=$(CURDIR)/.tools/images $(if $(ARCH),-Daws-csi.image-arch=$(ARCH)) \
 	  -Dsurefire.failIfNoSpecifiedTests=false

@@ -9,6 +9,9 @@
 # the sidecars 2.2 MiB of idle RSS (measured, make bench-startup).
 # Usage: build-aot.sh [DIST_DIR] [driver-mode[-registration] ...]
 #   (default: ebs-node efs-node ebs-controller efs-controller ebs-node-registration efs-node-registration)
+# With AWS_EC2_METADATA_SERVICE_ENDPOINT set, the training uses that IMDS stand-in and needs no python3 (the EBS
+# image has none: the local image build serves hack/imds-standin.py from outside the image's file system); the
+# registration socket's free port and the kubelet's probes are bash's own (/dev/tcp).
 set -euo pipefail
 dist="$(cd "${1:-dist/aws-csi-driver}" && pwd)"
 shift || true
@@ -17,20 +20,36 @@ combos=("$@")
   efs-node-registration)
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d /tmp/aws-csi-aot.XXXXXX)"
-python="$(command -v python3)"
-"$python" "$here/imds-standin.py" "$work/port" & imds=$!
-pid=""
+imds="" pid=""
 trap 'kill $imds $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.05; done
-export AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$(cat "$work/port")" AWS_REGION=us-east-1 \
-  DISABLE_TAINT_WATCHER=true
+if [ -z "${AWS_EC2_METADATA_SERVICE_ENDPOINT:-}" ]; then
+  python3 "$here/imds-standin.py" "$work/port" & imds=$!
+  for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.05; done
+  AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$(cat "$work/port")"
+fi
+export AWS_EC2_METADATA_SERVICE_ENDPOINT AWS_REGION=us-east-1 DISABLE_TAINT_WATCHER=true
+# free_port: a loopback port nothing listens on (a refused connection says so).
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 30000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+# http_get URL-PATH PORT: one GET on the loopback, its answer read whole (an error status is an answer too).
+http_get() {
+  exec 3<>"/dev/tcp/127.0.0.1/$2"
+  printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$1" >&3
+  timeout 10 cat <&3 >/dev/null || true
+  exec 3<&-
+}
 rm -rf "$dist/aot" "$dist/app.aot"
 mkdir -p "$dist/aot"
 for combo in "${combos[@]}"; do
   driver="${combo%%-*}" mode="${combo#*-}" sock="$work/$combo.sock" registration=()
   if [ "${mode%-registration}" != "$mode" ]; then
     mode="${mode%-registration}"
-    port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    port="$(free_port)"
     registration=(--kubelet-registration-path "$sock" --plugin-registration-path "$work/$combo-registry"
       --http-endpoint "127.0.0.1:$port")
   fi
@@ -64,12 +83,8 @@ for combo in "${combos[@]}"; do
     AWS_CSI_AOT_CACHE=none "$dist/bin/aws-csi-driver" client --endpoint "unix://$reg" NotifyRegistrationStatus \
       '{"pluginRegistered":true}' >/dev/null
     # Either answer trains the same path (an EFS node without efs-utils, outside the image, is not live).
-    "$python" -c 'import sys, urllib.request, urllib.error
-for url in sys.argv[1:]:
-    try:
-        urllib.request.urlopen(url, timeout=10).read()
-    except urllib.error.HTTPError as answer:
-        answer.read()' "http://127.0.0.1:$port/healthz" "http://127.0.0.1:$port/readyz"
+    http_get /healthz "$port"
+    http_get /readyz "$port"
   fi
   kill -TERM "$pid"
   wait "$pid" || true

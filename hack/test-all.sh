@@ -49,7 +49,7 @@ fi
 # The driver image without a container engine (hack/image/), then the tests that hold it against the Dockerfile
 # (their first run above, without an image, skipped; this run's reports replace those).
 if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
-  echo "images: $(grep -E '^image: .*(built|is current)' target-images.log | tail -n 1)"
+  grep -E '^image: .*(built|is current|done in)' target-images.log | sed 's/^/images: /'
   # the image's node run in a chroot of its file system (hack/image/test-image-run.sh; about 15 s)
   run_line=$(bash hack/image/test-image-run.sh 2>&1 | tee -a target-images.log | tail -n 1)
   echo "images: run: $run_line"
@@ -91,7 +91,7 @@ echo "time: cluster (host processes, incl. any wait for the kube build) $(( $(da
 part_start=$(date +%s)
 # Pods mode: the charts installed as pods from the local images (make test-chart-pods): install, the cluster cases
 # that exercise the pods, upgrade/rollback/uninstall, metrics. Its own reports directory (counted below).
-if [ -s .tools/images/aws-csi-driver.tar ] && [[ "$cluster_line" =~ ^cluster: ]]; then
+if [ -s .tools/images/aws-csi-driver-emulated.tar ] && [[ "$cluster_line" =~ ^cluster: ]]; then
   pods_line=$(MVN_OFFLINE=-o KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS="$CHART_PODS_TESTS" \
     CLUSTER_REPORTS=e2e/target/surefire-reports-pods CLUSTER_LOG=target-cluster-pods.log \
     bash hack/test-cluster.sh 2>&1 | tee target-cluster-pods-run.log | tail -n 1)

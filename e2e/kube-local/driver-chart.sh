@@ -50,8 +50,9 @@ EOF
   mount --bind "$KUBELET_DIR" "$KUBELET_DIR" && mount --make-rshared "$KUBELET_DIR"
 }
 
-# The images of the release: the driver's emulated TEST image (make image: the production image plus lib/local and
-# the emulated entrypoint, hack/image/aws-csi-driver-emulated) and the sidecars' (built here from build.sh's binaries
+# The images of the release: the driver's emulated TEST image (make image: both drivers, as the two production images
+# hold them, plus lib/local and the emulated entrypoint, hack/image/aws-csi-driver-emulated; both charts run it) and
+# the sidecars' (built here from build.sh's binaries
 # when missing; cached by hack/image), imported into the node's containerd.
 import_images() {
   local specs=() s

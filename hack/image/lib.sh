@@ -115,3 +115,18 @@ in_emulation() {
   rc=0; wait "$pid" || rc=$?
   return "$rc"
 }
+
+# driver_packages DRIVER [LIST]: the packages of hack/image/runtime-packages.txt that DRIVER's image installs (those
+# marked [DRIVER] and the unmarked ones; DRIVER all: every one, the emulated test image's), one a line.
+driver_packages() {
+  local driver="$1" list="${2:-$root/hack/image/runtime-packages.txt}"
+  case "$driver" in ebs|efs|all) ;; *) die "unknown driver $driver (ebs, efs or all)" ;; esac
+  local other=none
+  [ "$driver" = ebs ] && other=efs
+  [ "$driver" = efs ] && other=ebs
+  # the Dockerfile's selection, word for word
+  sed -e "/\[${other}\]/d" -e 's/#.*//' "$list" | xargs -n1
+}
+
+# driver_combos DRIVER: the AOT caches (hack/build-aot.sh's driver-mode[-registration]) of DRIVER's image.
+driver_combos() { echo "$1-node $1-controller $1-node-registration"; }

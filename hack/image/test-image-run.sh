@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the local driver image of a machine (make image, make image ARCH=arm64) as its tarball holds it: the layers
+# Runs each local driver image of a machine (make image, make image ARCH=arm64: aws-csi-driver-ebs and
+# aws-csi-driver-efs) as its tarball holds it: the layers
 # unpacked into a scratch root, the image's own programs run in a chroot (under QEMU's user-mode emulation for another
 # machine's image: lib.sh's in_emulation), and checks that the image is made for that machine and that its driver
 # runs there: every ELF file is of the machine, its Java is Java 25 for it, lib/native holds the machine's Netty
@@ -14,9 +15,10 @@ root="$(cd "$here/../.." && pwd)"
 . "$here/lib.sh"
 host_arch="$(dpkg --print-architecture)"
 arch="$(debian_arch "${1:-$host_arch}")"
+shift || true
+drivers=("$@")
+[ ${#drivers[@]} -gt 0 ] || drivers=(ebs efs)
 if [ "$arch" = amd64 ]; then sfx=""; machine=62 library=x86_64; else sfx="-$arch"; machine=183 library=aarch_64; fi
-tarball="$images/aws-csi-driver$sfx.tar"
-[ -s "$tarball" ] || die "no $tarball: make image${sfx:+ ARCH=$arch}"
 client="$root/dist/aws-csi-driver/bin/aws-csi-driver"
 [ -x "$client" ] || die "no $client: make build"
 foreign=false; [ "$arch" = "$host_arch" ] || foreign=true
@@ -36,14 +38,18 @@ check() { # check NAME COMMAND...
   fi
 }
 
-# The image's file system: its layers in the order of its manifest (they add files; none deletes one).
-mkdir -p "$m" "$scratch/archive"
-tar -xf "$tarball" -C "$scratch/archive" manifest.json
-python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))[0]["Layers"]))' \
-  "$scratch/archive/manifest.json" >"$scratch/layers"
-while read -r layer; do
-  tar -xOf "$tarball" "$layer" | tar -x --numeric-owner -C "$m"
-done <"$scratch/layers"
+# unpack TARBALL: the image's file system in $m, its layers in the order of its manifest (they add files; none deletes
+# one).
+unpack() {
+  rm -rf "$m" "$scratch/archive"
+  mkdir -p "$m" "$scratch/archive"
+  tar -xf "$1" -C "$scratch/archive" manifest.json
+  python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))[0]["Layers"]))' \
+    "$scratch/archive/manifest.json" >"$scratch/layers"
+  while read -r layer; do
+    tar -xOf "$1" "$layer" | tar -x --numeric-owner -C "$m"
+  done <"$scratch/layers"
+}
 home=/opt/aws-csi-driver
 
 every_elf_file_is_for_the_images_machine() {
@@ -107,38 +113,111 @@ the_launcher_falls_back_to_the_machines_temurin_package() {
   rm -rf "$m/usr/lib/jvm" "$m/launcher-only"
   grep -q "^temurin-25-jdk-$arch .*io.awscsi.launcher.Main --version" "$scratch/fallback.out"
 }
-# The node in the image against an IMDS stand-in on the host's loopback (the chroot shares the network); the client
-# is the host's distribution, reaching the node's socket in the image's /tmp from outside.
-the_node_runs_with_its_aot_cache_and_maps_the_machines_library() {
+# Each mode of the image's driver against an IMDS stand-in on the host's loopback (the chroot shares the network); the
+# client is the host's distribution, reaching the socket in the image's /tmp from outside. The EFS node gets the
+# scratch efs-utils directories of hack/build-aot.sh's training (the image's own /etc/amazon/efs stays untouched).
+start_imds() {
+  [ -z "$imds" ] || return 0
   python3 "$root/hack/imds-standin.py" "$scratch/imds-port" & imds=$!
   for _ in $(seq 1 100); do [ -s "$scratch/imds-port" ] && break; sleep 0.05; done
+}
+mode_runs_with_its_aot_cache() { # DRIVER MODE[-registration]
+  start_imds
   in_image bash -c '
-    m="$1" home="$2" library="$3" client="$4" imds="$5"; shift 5
+    m="$1" home="$2" library="$3" client="$4" imds="$5" driver="$6" mode="$7"; shift 7
     case "$imds" in http://127.0.0.1:[0-9]*) ;; *) echo "no IMDS stand-in: $imds"; exit 1 ;; esac
+    flags=() call=ControllerGetCapabilities want=CREATE_DELETE_VOLUME
+    case "$mode" in node*) call=NodeGetInfo want="\"nodeId\": \"i-0aaaaaaaaaaaaaaaa\"" ;; esac
+    if [ "$mode" = node-registration ]; then
+      mode=node flags=(--kubelet-registration-path /tmp/csi.sock --plugin-registration-path /tmp/registry)
+    fi
+    if [ "$driver-$mode" = efs-node ]; then
+      mkdir -p "$m/tmp/efs/config" "$m/tmp/efs/static"
+      printf "#!/bin/sh\nexec sleep 600\n" >"$m/tmp/efs/watchdog" && chmod +x "$m/tmp/efs/watchdog"
+      flags+=(--efs-utils-config-dir-path /tmp/efs/config --efs-utils-config-legacy-dir-path /tmp/efs/legacy
+        --efs-utils-static-files-path /tmp/efs/static --efs-utils-etc-dir-path /tmp/efs/etc
+        --efs-state-dir-path /tmp/efs/state --efs-mount-watchdog-path /tmp/efs/watchdog)
+    fi
     chroot "$m" /usr/bin/env -i "$@" AWS_EC2_METADATA_SERVICE_ENDPOINT="$imds" JAVA_OPTS=-XX:AOTMode=on \
       DISABLE_TAINT_WATCHER=true AWS_REGION=us-east-1 \
-      "$home/bin/aws-csi-driver" --driver ebs --mode node --endpoint unix:///tmp/node.sock >"$m/node.log" 2>&1 &
-    node=$!
-    for _ in $(seq 1 1200); do [ -S "$m/tmp/node.sock" ] && break; kill -0 $node 2>/dev/null || break; sleep 0.1; done
-    [ -S "$m/tmp/node.sock" ] || { echo "no socket within 120 s"; cat "$m/node.log"; exit 1; }
-    "$client" client --endpoint "unix://$m/tmp/node.sock" NodeGetInfo | tee "$m/info.json"
-    grep -q "\"nodeId\": \"i-0aaaaaaaaaaaaaaaa\"" "$m/info.json" || { cat "$m/node.log"; exit 1; }
-    maps="$(grep -o "[^ ]*netty_transport_native_epoll[^ ]*" "$m/proc/$node/maps" | sort -u)"
-    echo "the node maps: $maps"
-    case "$maps" in *"$home/lib/native/libnetty_transport_native_epoll_$library.so") ;; *) exit 1 ;; esac
-    [ "$(echo "$maps" | wc -l)" -eq 1 ] || exit 1
-    kill -TERM $node; rc=0; wait $node || rc=$?
-    echo "exit code $rc"; cat "$m/node.log"
-    { [ "$rc" -eq 0 ] || [ "$rc" -eq 143 ]; } && [ ! -e "$m/tmp/node.sock" ]
-  ' node "$m" "$home" "$library" "$client" "http://127.0.0.1:$(cat "$scratch/imds-port")" "${image_env[@]}"
+      "$home/bin/aws-csi-driver" --driver "$driver" --mode "$mode" --endpoint unix:///tmp/csi.sock "${flags[@]}" \
+      >"$m/csi.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 1200); do [ -S "$m/tmp/csi.sock" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    [ -S "$m/tmp/csi.sock" ] || { echo "no socket within 120 s"; cat "$m/csi.log"; exit 1; }
+    "$client" client --endpoint "unix://$m/tmp/csi.sock" "$call" | tee "$m/answer.json"
+    grep -q "$want" "$m/answer.json" || { cat "$m/csi.log"; exit 1; }
+    if [ "$mode" = node ]; then
+      maps="$(grep -o "[^ ]*netty_transport_native_epoll[^ ]*" "$m/proc/$pid/maps" | sort -u)"
+      echo "the node maps: $maps"
+      case "$maps" in *"$home/lib/native/libnetty_transport_native_epoll_$library.so") ;; *) exit 1 ;; esac
+      [ "$(echo "$maps" | wc -l)" -eq 1 ] || exit 1
+    fi
+    kill -TERM $pid; rc=0; wait $pid || rc=$?
+    echo "exit code $rc"; cat "$m/csi.log"
+    { [ "$rc" -eq 0 ] || [ "$rc" -eq 143 ]; } && [ ! -e "$m/tmp/csi.sock" ]
+  ' mode "$m" "$home" "$library" "$client" "http://127.0.0.1:$(cat "$scratch/imds-port")" "$1" "$2" "${image_env[@]}"
+}
+# What the image carries of its own driver and not of the other: AOT caches, the EC2 SDK, the other driver's tools.
+carries_its_own_driver_alone() { # DRIVER
+  local d="$1" caches; caches="$(cd "$m$home/aot" && ls | sort | paste -sd' ')"; echo "aot: $caches"
+  [ "$caches" = "$d-controller.aot $d-node-registration.aot $d-node.aot" ] || return 1
+  local present=() absent=()
+  if [ "$d" = ebs ]; then
+    present=(usr/sbin/mkfs.xfs usr/sbin/mkfs.ext4 usr/sbin/resize2fs usr/sbin/nvme "opt/aws-csi-driver/lib/controller")
+    absent=(usr/bin/python3 usr/bin/stunnel4 usr/sbin/mount.nfs usr/bin/openssl usr/share/perl/5.36 "usr/lib/$(qemu_arch "$arch")-linux-gnu/libicuuc.so.72")
+  else
+    present=(usr/bin/python3 usr/bin/stunnel4 usr/sbin/mount.nfs)
+    absent=(usr/sbin/mkfs.xfs usr/sbin/mkfs.ext4 usr/sbin/nvme "opt/aws-csi-driver/lib/controller" usr/share/perl/5.36)
+  fi
+  local f ok=0
+  for f in "${present[@]}"; do [ -e "$m/$f" ] || [ -L "$m/$f" ] || { echo "missing /$f"; ok=1; }; done
+  for f in "${absent[@]}"; do ! [ -e "$m/$f" ] || { echo "has /$f"; ok=1; }; done
+  # the jlinked runtime: no desktop modules (jlink-runtime.sh says why they may go)
+  ! grep -q 'java.desktop' "$m$home/jre/release" || { echo "the jre has java.desktop"; ok=1; }
+  return "$ok"
 }
 
-echo "image: $tarball ($arch$($foreign && echo ", emulated on $host_arch"))"
-check "every ELF file of the image is for $arch" every_elf_file_is_for_the_images_machine
-check "lib/native holds the $arch Netty library alone" lib_native_holds_the_machines_library_alone
-check "the image's Java is Java 25 for $arch" its_java_is_java_25_for_the_machine
-check "without a jre the launcher takes the $arch Temurin package" the_launcher_falls_back_to_the_machines_temurin_package
-check "the node starts with its AOT cache, answers NodeGetInfo and maps lib/native's $library library" \
-  the_node_runs_with_its_aot_cache_and_maps_the_machines_library
+# Every host tool the image's driver runs starts (a version query): what hack/image/runtime-unneeded.txt removed
+# took nothing a tool needs.
+its_host_tools_run() { # DRIVER
+  local tools=() t rc=0
+  if [ "$1" = ebs ]; then
+    tools=("mkfs.ext4 -V" "mkfs.ext3 -V" "e2fsck -V" "dumpe2fs -V" "mkfs.xfs -V" "xfs_growfs -V" "xfs_info -V"
+      "xfs_repair -V" "nvme version" "blkid -V" "lsblk -V" "blockdev -V" "losetup -V" "mount -V" "umount -V"
+      "stat --version" "tini --version")
+  else
+    tools=("mount -V" "umount -V" "mount.nfs -V" "stunnel4 -version" "openssl version" "stat --version"
+      "python3 -c import\ botocore,ssl" "tini --version")
+  fi
+  for t in "${tools[@]}"; do
+    if in_image chroot "$m" /usr/bin/env -i "${image_env[@]}" bash -c "$t" >/dev/null 2>&1; then echo "runs: $t"
+    else echo "FAILS: $t"; rc=1; fi
+  done
+  # resize2fs has no version query: its usage answer (exit code 1) says that it loads.
+  if [ "$1" = ebs ]; then
+    t="$(in_image chroot "$m" /usr/bin/env -i "${image_env[@]}" resize2fs 2>&1 || true)"
+    if grep -q '^Usage: resize2fs' <<<"$t"; then echo "runs: resize2fs"; else echo "FAILS: resize2fs: $t"; rc=1; fi
+  fi
+  return "$rc"
+}
+
+for driver in "${drivers[@]}"; do
+  tarball="$images/aws-csi-driver-$driver$sfx.tar"
+  [ -s "$tarball" ] || die "no $tarball: make image${sfx:+ ARCH=$arch}"
+  echo "image: $tarball ($arch$($foreign && echo ", emulated on $host_arch"))"
+  unpack "$tarball"
+  check "$driver: every ELF file of the image is for $arch" every_elf_file_is_for_the_images_machine
+  check "$driver: lib/native holds the $arch Netty library alone" lib_native_holds_the_machines_library_alone
+  check "$driver: the image's Java is Java 25 for $arch" its_java_is_java_25_for_the_machine
+  check "$driver: without a jre the launcher takes the $arch Temurin package" \
+    the_launcher_falls_back_to_the_machines_temurin_package
+  check "$driver: the image carries its own driver's tools, jars and AOT caches alone" carries_its_own_driver_alone "$driver"
+  check "$driver: every host tool of the driver runs" its_host_tools_run "$driver"
+  for mode in node controller node-registration; do
+    check "$driver $mode starts with its AOT cache and answers$([ "$mode" = node ] && echo ", mapping lib/native's $library library")" \
+      mode_runs_with_its_aot_cache "$driver" "$mode"
+  done
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -831,6 +831,25 @@ def check_pinned_images(tools: "Tools", chart: Path) -> list[str]:
     return problems + ([f"sidecars not rendered: {sorted(expected - seen)}"] if expected - seen else [])
 
 
+def check_driver_images(tools: "Tools", chart: Path, *extra: str, registry: str = "") -> list[str]:
+    """Each driver's plugin containers run that driver's own image by default (issue 30 item 4): aws-csi-driver-ebs
+    for the EBS workloads, aws-csi-driver-efs for the EFS ones (the combined chart too, prefixed by
+    image.containerRegistry when set)."""
+    result = tools.template(DEFAULT_KUBE_VERSION, *extra, chart=chart)
+    if result.returncode != 0:
+        return [result.stderr]
+    problems, seen = [], set()
+    for workload in controllers(parse(result.stdout)):
+        driver = workload["metadata"]["name"][:3]
+        for c in containers(workload):
+            if "aws-csi-driver" in c["image"]:
+                seen.add(driver)
+                if not c["image"].startswith(f"{registry}aws-csi-driver-{driver}:"):
+                    problems.append(f"{workload['metadata']['name']}/{c['name']}: {c['image']}")
+    expected = {"ebs", "efs"} if chart.name == "aws-csi-driver" else {chart.name[4:7]}
+    return problems + ([f"no driver image rendered for {sorted(expected - seen)}"] if expected - seen else [])
+
+
 def registers_itself(ds: dict) -> bool:
     """The node plugin serves the kubelet registration itself (node.kubeletRegistration builtin)."""
     return flag_value(plugin(ds)["args"], "--kubelet-registration-path") is not None
@@ -1220,6 +1239,13 @@ def main() -> int:
             results.record(f"{chart_name}: default sidecar images pinned (upstream-layout charts: upstream's "
                            "public.ecr.aws/csi-components -eksbuild images; combined chart: provisioner v6.4.0, "
                            "attacher v4.13.0, resizer v2.3.0, snapshotter v8.7.0)", check_pinned_images(tools, chart))
+            both = ("--set", "efs.enabled=true") if chart_name == "aws-csi-driver" else ()
+            results.record(f"{chart_name}: each driver's workloads run its own image by default (aws-csi-driver-ebs, "
+                           "aws-csi-driver-efs)", check_driver_images(tools, chart, *both))
+            if chart_name == "aws-csi-driver":
+                results.record(f"{chart_name}: image.containerRegistry prefixes each driver's own image",
+                               check_driver_images(tools, chart, *both, "--set", "image.containerRegistry=r.example/",
+                                                   registry="r.example/"))
 
     value_sets = [ValueSet.load(p) for p in VALUE_SETS.glob("*.yaml")] + \
         [ValueSet.load(p) for p in UPSTREAM_VALUE_SETS.glob("*.yaml")]

@@ -52,7 +52,9 @@ resources), merged over the shared ones here. Input: dict "root" "d".
 {{- $snapshotClasses = concat $snapshotClasses ($V.volumeSnapshotClasses | default list) -}}
 {{- end -}}
 {{- $groupSnapshotClasses := ternary ($V.volumeGroupSnapshotClasses | default list) list (eq $d "ebs") -}}
-{{- $v := dict "image" $V.image "imagePullSecrets" $V.imagePullSecrets "region" $V.region "controller" $ctl "node" $node "sidecars" $V.sidecars "csiDriver" (dict "create" $drv.csiDriver.create) "storageClasses" $classes "volumeSnapshotClasses" $snapshotClasses "volumeGroupSnapshotClasses" $groupSnapshotClasses -}}
+{{- $image := deepCopy ($V.image | default dict) -}}
+{{- if empty ($image.repository | default "") }}{{- $_ := set $image "repository" (printf "aws-csi-driver-%s" $d) }}{{- end -}}
+{{- $v := dict "image" $image "imagePullSecrets" $V.imagePullSecrets "region" $V.region "controller" $ctl "node" $node "sidecars" $V.sidecars "csiDriver" (dict "create" $drv.csiDriver.create) "storageClasses" $classes "volumeSnapshotClasses" $snapshotClasses "volumeGroupSnapshotClasses" $groupSnapshotClasses -}}
 {{- with (dig "csiDriver" "nodeAllocatableUpdatePeriodSeconds" nil $drv) }}{{- $_ := set $v "nodeAllocatableUpdatePeriodSeconds" . }}{{- end -}}
 {{- toYaml $v -}}
 {{- end -}}

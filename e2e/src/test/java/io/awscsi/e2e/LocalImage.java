@@ -12,10 +12,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The driver image built without a container engine ({@code hack/image/build-driver-image.sh}, {@code make image}),
- * as its docker-archive tarball holds it, for the tests that hold it against the Dockerfile's image. The tests run
- * when {@code -Daws-csi.images=DIR} names the directory of the tarball ({@code make test-images} does); without it
- * they are skipped, saying so. {@code -Daws-csi.image-arch=arm64} picks the arm64 image ({@code make image
+ * The driver images built without a container engine ({@code hack/image/build-driver-image.sh}, {@code make image}:
+ * one per driver, aws-csi-driver-ebs and aws-csi-driver-efs), as their docker-archive tarballs hold them, for the
+ * tests that hold each against the Dockerfile's image of that driver (DRIVER=ebs, DRIVER=efs). The tests run when
+ * {@code -Daws-csi.images=DIR} names the directory of the tarballs ({@code make test-images} does); without it they
+ * are skipped, saying so. {@code -Daws-csi.image-arch=arm64} picks the arm64 image ({@code make image
  * ARCH=arm64}, {@code make test-images ARCH=arm64}), whose jre differs as {@link #JRE_DIFFERENCE} says.
  */
 final class LocalImage {
@@ -34,9 +35,13 @@ final class LocalImage {
   /** One way the local image differs from the Dockerfile's, on purpose. */
   record Difference(String imagePackage, List<String> executables, String directory, String why) {}
 
+  /** The drivers, one image each. */
+  static final List<String> DRIVERS = List.of("ebs", "efs");
+
   /**
-   * Every difference between the two images that the tests accept; any other one fails them. The local image's label
-   * {@code io.awscsi.image.without} names the same packages.
+   * Every difference between the local EFS image and the Dockerfile's that the tests accept; any other one fails
+   * them (the EBS images have no amazon-efs-utils either way). The local image's label {@code io.awscsi.image.without}
+   * names the same packages.
    */
   static final List<Difference> DIFFERENCES = List.of(new Difference("amazon-efs-utils",
       List.of("mount.efs", "amazon-efs-mount-watchdog"), "/etc/amazon",
@@ -45,12 +50,12 @@ final class LocalImage {
           + "built on it (aws-csi-driver-emulated: the EFS controller on local directories, the EFS node on "
           + "hack/efs-utils-standin's mount.efs)"));
 
-  private static ImageArchive image;
+  private static final Map<String, ImageArchive> IMAGES = new java.util.HashMap<>();
 
   private LocalImage() {}
 
-  static Optional<Difference> difference(String imagePackage) {
-    return DIFFERENCES.stream().filter(d -> d.imagePackage().equals(imagePackage)).findFirst();
+  static Optional<Difference> difference(String driver, String imagePackage) {
+    return differences(driver).stream().filter(d -> d.imagePackage().equals(imagePackage)).findFirst();
   }
 
   /** The machine architecture of the image under test, as Debian and OCI name it (amd64, arm64). */
@@ -58,9 +63,14 @@ final class LocalImage {
     return System.getProperty(ARCH_PROPERTY, "").isBlank() ? HOST_ARCH : System.getProperty(ARCH_PROPERTY);
   }
 
-  /** The tarball's name: the host machine's image has the plain one. */
-  static String tarball() {
-    return arch().equals(HOST_ARCH) ? "aws-csi-driver.tar" : "aws-csi-driver-" + arch() + ".tar";
+  /** The tarball's name of a driver's image: the host machine's has the plain one. */
+  static String tarball(String driver) {
+    return "aws-csi-driver-" + driver + (arch().equals(HOST_ARCH) ? "" : "-" + arch()) + ".tar";
+  }
+
+  /** The differences of a driver's image. */
+  static List<Difference> differences(String driver) {
+    return driver.equals("efs") ? DIFFERENCES : List.of();
   }
 
   /** Netty's name for the machine, as in its library's file name (the JVM's os.arch, normalized). */
@@ -72,24 +82,34 @@ final class LocalImage {
     };
   }
 
-  /** The local image, read once; skips the calling test when no image directory was given. */
-  static synchronized ImageArchive image() {
+  /** The local image of a driver, read once; skips the calling test when no image directory was given. */
+  static synchronized ImageArchive image(String driver) {
     String dir = System.getProperty(PROPERTY, "");
-    assumeTrue(!dir.isBlank(), "no local image to check: make test-images builds it and runs this with -D"
+    assumeTrue(!dir.isBlank(), "no local image to check: make test-images builds them and runs this with -D"
         + PROPERTY + "=.tools/images");
-    if (image == null) {
-      Path tarball = Path.of(dir).toAbsolutePath().resolve(tarball());
+    if (!IMAGES.containsKey(driver)) {
+      Path tarball = Path.of(dir).toAbsolutePath().resolve(tarball(driver));
       if (!Files.isRegularFile(tarball)) {
-        throw new IllegalStateException(PROPERTY + "=" + dir + " holds no " + tarball() + " (make image"
+        throw new IllegalStateException(PROPERTY + "=" + dir + " holds no " + tarball(driver) + " (make image"
             + (arch().equals(HOST_ARCH) ? "" : " ARCH=" + arch()) + " writes it)");
       }
       try {
-        image = ImageArchive.read(tarball, LocalImage::keptAsText);
+        IMAGES.put(driver, ImageArchive.read(tarball, LocalImage::keptAsText));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    return image;
+    return IMAGES.get(driver);
+  }
+
+  /**
+   * The packages of hack/image/runtime-packages.txt (or another list of its form) that DRIVER's image installs: the
+   * unmarked ones and those marked [DRIVER] (hack/image/lib.sh's driver_packages).
+   */
+  static List<String> driverPackages(String driver, String list) {
+    String other = driver.equals("ebs") ? "[efs]" : "[ebs]";
+    return list.lines().filter(l -> !l.contains(other))
+        .map(l -> l.replaceAll("#.*", "").strip()).filter(l -> !l.isEmpty()).toList();
   }
 
   private static boolean keptAsText(String path) {

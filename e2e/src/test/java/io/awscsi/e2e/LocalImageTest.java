@@ -20,12 +20,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
 
 /**
- * The local driver image (hack/image/build-driver-image.sh) against the Dockerfile's: the same entrypoint, user,
- * environment, labels, layout (the runtime, the distribution, an AOT cache per driver and mode) and packages, read
- * from the Dockerfile and from the image's tarball. The one accepted difference is stated in
+ * Each local driver image (hack/image/build-driver-image.sh: aws-csi-driver-ebs, aws-csi-driver-efs) against the
+ * Dockerfile's of that driver (DRIVER=ebs, DRIVER=efs): the same entrypoint, user, environment, labels, layout (the
+ * runtime, the distribution, an AOT cache per mode of the driver) and packages, read from the Dockerfile and from the
+ * image's tarball; and each carries its own driver's packages, jars and caches and not the other's. The one accepted difference is stated in
  * {@link LocalImage#DIFFERENCES}; the tools themselves are checked per HostTool by {@link DockerfileToolsTest}.
  */
 class LocalImageTest {
@@ -33,16 +35,18 @@ class LocalImageTest {
   /** The environment of the runtime stage's base image, debian:*-slim (Docker's default PATH for Linux images). */
   private static final Map<String, String> BASE_ENV =
       Map.of("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-  /** The labels the local build adds: where it comes from and the packages it goes without. */
+  /** The labels the local build adds: where it comes from and (the EFS image) the packages it goes without. */
   private static final Set<String> LOCAL_LABELS = Set.of("io.awscsi.image.build", "io.awscsi.image.without");
+  static final List<String> DRIVERS = LocalImage.DRIVERS;
   private static final Pattern PAIR = Pattern.compile("([^\\s=]+)=(\"([^\"]*)\"|(\\S*))");
   private static final String HOME = "/opt/aws-csi-driver";
 
   private final DockerfileStages.Stage runtime = DockerfileStages.parse(Repository.read("Dockerfile")).runtime();
 
-  @Test
-  void theEntrypointAndCommandAreTheDockerfiles() throws IOException {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theEntrypointAndCommandAreTheDockerfiles(String driver) throws IOException {
+    ImageArchive image = LocalImage.image(driver);
     List<String> entrypoint = Arrays.asList(new ObjectMapper().readValue(runtime.arguments("ENTRYPOINT").getLast(),
         String[].class));
 
@@ -52,9 +56,10 @@ class LocalImageTest {
     assertThat(image.which(Path.of(entrypoint.getFirst()).getFileName().toString())).contains(entrypoint.getFirst());
   }
 
-  @Test
-  void theUserIsTheDockerfiles() {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theUserIsTheDockerfiles(String driver) {
+    ImageArchive image = LocalImage.image(driver);
     List<String> users = runtime.arguments("USER");
 
     if (users.isEmpty()) { // no USER: the image runs as root, which the node plugin needs for mounts
@@ -67,8 +72,9 @@ class LocalImageTest {
         runtime.arguments("WORKDIR").isEmpty() ? "" : runtime.arguments("WORKDIR").getLast());
   }
 
-  @Test
-  void theEnvironmentIsTheDockerfiles() {
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theEnvironmentIsTheDockerfiles(String driver) {
     Map<String, String> expected = new LinkedHashMap<>(BASE_ENV);
     for (String env : runtime.arguments("ENV")) {
       Matcher pair = PAIR.matcher(env);
@@ -83,23 +89,26 @@ class LocalImageTest {
     }
 
     assertThat(expected).containsKeys("JAVA_HOME", "PATH");
-    assertThat(LocalImage.image().config().env()).isEqualTo(expected);
+    assertThat(LocalImage.image(driver).config().env()).isEqualTo(expected);
   }
 
-  @Test
-  void theLabelsAreTheDockerfilesAndTheLocalBuildsOwn() {
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theLabelsAreTheDockerfilesAndTheLocalBuildsOwn(String driver) {
     Map<String, String> expected = new TreeMap<>();
     for (String label : runtime.arguments("LABEL")) {
       Matcher pair = PAIR.matcher(label);
       while (pair.find()) {
-        expected.put(pair.group(1), pair.group(3) != null ? pair.group(3) : pair.group(4));
+        // the Dockerfile's labels name the image's driver by its build argument
+        expected.put(pair.group(1), (pair.group(3) != null ? pair.group(3) : pair.group(4)).replace("${DRIVER}", driver));
       }
     }
-    Map<String, String> labels = new TreeMap<>(LocalImage.image().config().labels());
+    Map<String, String> labels = new TreeMap<>(LocalImage.image(driver).config().labels());
 
-    assertThat(expected).containsKey("org.opencontainers.image.title");
-    assertThat(labels.keySet()).containsAll(LOCAL_LABELS);
-    labels.keySet().removeAll(LOCAL_LABELS);
+    assertThat(expected).containsEntry("org.opencontainers.image.title", "aws-csi-driver-" + driver);
+    Set<String> local = LocalImage.differences(driver).isEmpty() ? Set.of("io.awscsi.image.build") : LOCAL_LABELS;
+    assertThat(labels.keySet()).containsAll(local);
+    labels.keySet().removeAll(local);
     // another machine's image states how its jre differs; the host machine's has the jlinked one
     boolean foreign = !LocalImage.arch().equals(LocalImage.HOST_ARCH);
     assertThat(labels.remove(LocalImage.JRE_DIFFERENCE) != null).as("label " + LocalImage.JRE_DIFFERENCE)
@@ -107,9 +116,10 @@ class LocalImageTest {
     assertThat(labels).isEqualTo(expected);
   }
 
-  @Test
-  void theDistributionIsWhereTheDockerfileCopiesIt() throws IOException {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theDistributionIsWhereTheDockerfileCopiesIt(String driver) throws IOException {
+    ImageArchive image = LocalImage.image(driver);
     Map<String, List<String>> copies = runtime.copiesFromStages();
     Path dist = distribution();
 
@@ -123,6 +133,16 @@ class LocalImageTest {
     try (Stream<Path> walk = Files.walk(dist)) {
       files = walk.filter(Files::isRegularFile).map(p -> dist.relativize(p).toString())
           .filter(p -> !p.startsWith("lib/local/") && !p.startsWith("aot/") && !p.equals("app.aot")).sorted().toList();
+    }
+    // the EC2 SDK (lib/controller) serves the EBS controller alone: the EFS image leaves it out, as the Dockerfile's
+    // build stage does for DRIVER=efs
+    assertThat(Repository.read("Dockerfile"))
+        .contains("if [ \"${DRIVER}\" = efs ]; then rm -rf dist/aws-csi-driver/lib/controller; fi");
+    if (driver.equals("efs")) {
+      files = files.stream().filter(f -> !f.startsWith("lib/controller/")).toList();
+      assertThat(image.node(HOME + "/lib/controller")).as("lib/controller in the EFS image").isEmpty();
+    } else {
+      assertThat(files).anySatisfy(f -> assertThat(f).startsWith("lib/controller/ec2-"));
     }
     assertThat(files).contains("bin/aws-csi-driver", "lib/aws-csi-driver.jar");
     // lib/native: the image's machine's Netty library alone (the Dockerfile lays it out with --arch "$TARGETARCH")
@@ -143,9 +163,10 @@ class LocalImageTest {
         .containsExactlyInAnyOrder("bin", "lib", "jre", "aot");
   }
 
-  @Test
-  void theJavaRuntimeIsTheJlinkedOne() {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theJavaRuntimeIsTheJlinkedOne(String driver) {
+    ImageArchive image = LocalImage.image(driver);
     String release = image.text(HOME + "/jre/release");
     Matcher extra = Pattern.compile("(?m)^extra=(\\S+)$").matcher(Repository.read("hack/image/jlink-runtime.sh"));
 
@@ -156,8 +177,9 @@ class LocalImageTest {
     Set<String> has = Set.of(modules.replaceAll("MODULES=|\"", "").split(" "));
     String difference = image.config().labels().get(LocalImage.JRE_DIFFERENCE);
     if (difference == null) {
+      // java.desktop (AWT, fonts) left out: jlink-runtime.sh checks that only guarded users refer to it
       assertThat(has).contains(extra.group(1).split(",")).contains("java.base")
-          .doesNotContain("java.compiler", "jdk.jshell");
+          .doesNotContain("java.compiler", "jdk.jshell", "java.desktop");
       return;
     }
     // another machine's image: a whole Java 25 runtime of that machine (no JDK with jlink for it is to be had),
@@ -171,33 +193,41 @@ class LocalImageTest {
     }
   }
 
-  @Test
-  void theImageIsForItsMachine() {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theImageIsForItsMachine(String driver) {
+    ImageArchive image = LocalImage.image(driver);
 
     assertThat(image.config().architecture()).isEqualTo(LocalImage.arch());
     assertThat(image.repoTags()).singleElement().asString()
         .matches(LocalImage.arch().equals(LocalImage.HOST_ARCH) ? ".*:[\\w.]+" : ".*-" + LocalImage.arch());
   }
 
-  @Test
-  void everyDriverAndModeHasTheAotCacheTheDockerfileTrains() {
-    ImageArchive image = LocalImage.image();
-    Matcher defaults = Pattern.compile("\\|\\| combos=\\(([^)]*)\\)").matcher(Repository.read("hack/build-aot.sh"));
-    assertThat(defaults.find()).isTrue();
-    // the Dockerfile trains the default combinations (no argument after the distribution)
-    assertThat(runtime.instructions()).anySatisfy(i -> assertThat(i).containsPattern("build-aot\\.sh " + HOME + "\\s+&&"));
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void everyModeOfItsDriverHasTheAotCacheTheDockerfileTrainsAndNoOther(String driver) {
+    ImageArchive image = LocalImage.image(driver);
+    Matcher combos = Pattern.compile("driver_combos\\(\\) \\{ echo \"([^\"]*)\"; }")
+        .matcher(Repository.read("hack/image/lib.sh"));
+    assertThat(combos.find()).isTrue();
+    // the Dockerfile trains the same three for its DRIVER
+    assertThat(runtime.instructions()).anySatisfy(i -> assertThat(i)
+        .contains("${DRIVER}-node ${DRIVER}-controller ${DRIVER}-node-registration").contains("build-aot.sh " + HOME));
 
-    for (String combo : defaults.group(1).split("\\s+")) {
+    List<String> expected = new ArrayList<>();
+    for (String combo : combos.group(1).replace("$1", driver).split("\\s+")) {
+      expected.add(HOME + "/aot/" + combo + ".aot");
       Node cache = image.node(HOME + "/aot/" + combo + ".aot").orElse(null);
       assertThat(cache).as("aot/" + combo + ".aot").isNotNull();
       assertThat(cache.size()).as(combo + " cache size").isGreaterThan(1 << 20);
     }
+    assertThat(image.list(HOME + "/aot")).containsExactlyInAnyOrderElementsOf(expected);
   }
 
-  @Test
-  void everyPackageOfTheListIsInstalled() {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void everyPackageOfItsDriverIsInstalledAndNoneOfTheOthers(String driver) {
+    ImageArchive image = LocalImage.image(driver);
     Set<String> installed = new TreeSet<>();
     for (String stanza : image.text("/var/lib/dpkg/status").split("\n\n")) {
       Matcher name = Pattern.compile("(?m)^Package: (\\S+)$").matcher(stanza);
@@ -205,15 +235,25 @@ class LocalImageTest {
         installed.add(name.group(1));
       }
     }
+    List<String> lists = runtime.aptPackageLists();
+    assertThat(lists).containsExactly("hack/image/runtime-packages.txt");
+    String list = Repository.read(lists.getFirst());
+    List<String> own = LocalImage.driverPackages(driver, list);
+    List<String> others = new ArrayList<>(LocalImage.driverPackages(driver.equals("ebs") ? "efs" : "ebs", list));
+    others.removeAll(own);
 
-    assertThat(installed).containsAll(runtime.aptPackages(Repository::read));
+    assertThat(own).isNotEmpty();
+    assertThat(others).isNotEmpty();
+    assertThat(installed).containsAll(own).doesNotContainAnyElementsOf(others)
+        .doesNotContainAnyElementsOf(LocalImage.driverPackages(driver, Repository.read("hack/image/runtime-unneeded.txt")));
   }
 
-  @Test
-  void theOnlyDifferenceIsTheStatedOne() {
-    ImageArchive image = LocalImage.image();
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theOnlyDifferenceIsTheStatedOne(String driver) {
+    ImageArchive image = LocalImage.image(driver);
     List<String> without = new ArrayList<>();
-    for (LocalImage.Difference d : LocalImage.DIFFERENCES) {
+    for (LocalImage.Difference d : LocalImage.differences(driver)) {
       without.add(d.imagePackage());
       // the Dockerfile's image has it (so the difference is real) ...
       assertThat(runtime.installedDebFiles()).anySatisfy(deb -> assertThat(deb).contains(d.imagePackage()));
@@ -225,12 +265,15 @@ class LocalImageTest {
       assertThat(d.why()).isNotBlank();
     }
 
-    assertThat(image.config().labels().get("io.awscsi.image.without")).isEqualTo(String.join(",", without));
+    assertThat(image.config().labels().get("io.awscsi.image.without"))
+        .isEqualTo(without.isEmpty() ? null : String.join(",", without));
   }
 
-  @Test
-  void theImageCarriesOneNameForContainerd() {
-    assertThat(LocalImage.image().repoTags()).singleElement().asString().matches("[a-z0-9.-]+(/[a-z0-9._-]+)+:[\\w.-]+");
+  @ParameterizedTest
+  @FieldSource("DRIVERS")
+  void theImageCarriesOneNameForContainerd(String driver) {
+    assertThat(LocalImage.image(driver).repoTags()).singleElement().asString()
+        .matches("[a-z0-9.-]+(/[a-z0-9._-]+)+/aws-csi-driver-" + driver + ":[\\w.-]+");
   }
 
   private static Path distribution() {
