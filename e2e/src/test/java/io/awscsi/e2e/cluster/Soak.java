@@ -40,9 +40,10 @@ import software.amazon.awssdk.services.efs.EfsClient;
  * fault injector, at times drawn from a seeded generator (the seed is printed, so a run can be replayed), kills the
  * controller replica holding the provisioner's Lease, a node plugin, restarts the kubelet, the container runtime and
  * the API server, pauses etcd, makes a node's IMDS unreachable (killing its plugin during it, half the time), and makes
- * emulated AWS misbehave (5xx and throttling bursts, attachments held in attaching, the EFS API frozen). At the end, after a bounded convergence,
- * {@link Ledger}: leaks, stuck objects, checksum mismatches, mounts and loop devices left, with the operations done,
- * the faults by kind and the time from each fault to the soak's objects converging.
+ * emulated AWS misbehave (5xx and throttling bursts, attachments held in attaching, the EFS API frozen). At the end,
+ * after a bounded convergence, {@link Ledger}: leaks, stuck objects, checksum mismatches, mounts (on every node) and
+ * loop devices left, with the operations done, the faults by kind and the time from each fault to the soak's objects
+ * converging.
  *
  * <p>One thread runs the workload, one the faults; both draw from generators seeded from {@link Config#seed}. The
  * workload's waits are bounded: an operation that does not finish within its bound while a fault is on is counted as
