@@ -11,8 +11,9 @@
 #   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
 #   cluster.sh node-stop N / node-start N   multi-node mode: node N (2..) lost as a machine is (its containers,
 #                       containerd and kubelet killed, its mount namespace and so its mounts gone), and back
-#   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (SIGTERM, by its PID) and starts it
-#                       again as up did; containerd's shims and so the pods' containers outlive it (the soak's faults)
+#   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (node 1's; SIGTERM, by its PID) and
+#                       starts it again as up did; containerd's shims and so the pods' containers outlive it (the
+#                       soak's faults)
 #   cluster.sh pause etcd SECONDS   SIGSTOP to etcd, SIGCONT after SECONDS (the soak's faults)
 #   cluster.sh pause imds [N] SECONDS   node N's (default 1) IMDS emulator unreachable for SECONDS: its packets
 #                       dropped (connections hang, as to an IMDS that stopped answering), then let through again
@@ -237,8 +238,12 @@ case "${1:-}" in
     node_power_on "$2" ;;
   restart)
     case "${2:-}" in
-      kubelet) stop kubelet 20; start_kubelet ;;
-      containerd) stop containerd 20; start_containerd ;;
+      # Node 1's only: start_kubelet/start_containerd start every node's, which on several nodes started a second
+      # containerd of nodes 2.. (and a new mount namespace for it) over the running one, whose orphaned process
+      # outlived cluster.sh down (found by the soak's first run on three nodes).
+      kubelet) stop kubelet 20; start_node_kubelet 1
+        waitfor 180 "node $(node_name 1) Ready" node_ready "$(node_name 1)" || { tail_log kubelet 50; exit 1; } ;;
+      containerd) stop containerd 20; start_node_containerd 1 ;;
       kube-apiserver) stop kube-apiserver 20; start_apiserver ;;
       *) die "usage: cluster.sh restart kubelet|containerd|kube-apiserver" ;;
     esac ;;
