@@ -414,7 +414,11 @@ final class Soak {
   private void faults(Instant end) {
     while (running.get()) {
       long mean = config.faultPause().toMillis();
-      sleep(Duration.ofMillis(mean / 2 + (long) (chaos.nextDouble() * mean)));
+      // The pause ends early when the workload stops, so the end does not wait out a pause with no fault after it.
+      Instant wake = Instant.now().plusMillis(mean / 2 + (long) (chaos.nextDouble() * mean));
+      while (running.get() && Instant.now().isBefore(wake)) {
+        sleep(Duration.ofMillis(Math.max(1, Math.min(1000, Duration.between(Instant.now(), wake).toMillis()))));
+      }
       if (!running.get() || Instant.now().isAfter(end)) {
         return;
       }
