@@ -108,10 +108,11 @@ test-multinode: image
 
 ## soak: the soak under faults on the local cluster with both drivers as pods (SoakTest, issue 29), long:
 ##   SOAK_MINUTES (default 30), SOAK_SEED (default 29; printed), SOAK_VOLUMES (4), SOAK_OP_SECONDS (2),
-##   SOAK_FAULT_SECONDS (30). Not part of make test, which runs the 3-minute version. Prints the ledger's table.
+##   SOAK_FAULT_SECONDS (30); KUBE_LOCAL_NODES=3 runs it on three nodes (moves go to another node). Not part of
+##   make test, which runs the 3-minute version on one node. Prints the ledger's table.
 SOAK_MINUTES ?= 30
 soak: image
-	@SOAK_MINUTES=$(SOAK_MINUTES) KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS=io.awscsi.e2e.cluster.SoakTest \
+	@SOAK_MINUTES=$(SOAK_MINUTES) KUBE_LOCAL_NODES=$(or $(KUBE_LOCAL_NODES),1) KUBE_LOCAL_DRIVER=chart CLUSTER_TESTS=io.awscsi.e2e.cluster.SoakTest \
 	  CLUSTER_REPORTS=e2e/target/surefire-reports-soak CLUSTER_LOG=target-soak.log bash hack/test-cluster.sh
 	@grep -h -A12 '^\[soak\] ledger' e2e/target/surefire-reports-soak/io.awscsi.e2e.cluster.SoakTest-output.txt || true
 

@@ -11,9 +11,14 @@
 #   cluster.sh hostpod-start POD   starts a killed driver replica again (host mode; the suite's failover case)
 #   cluster.sh node-stop N / node-start N   multi-node mode: node N (2..) lost as a machine is (its containers,
 #                       containerd and kubelet killed, its mount namespace and so its mounts gone), and back
-#   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (SIGTERM, by its PID) and starts it
-#                       again as up did; containerd's shims and so the pods' containers outlive it (the soak's faults)
+#   cluster.sh restart kubelet|containerd|kube-apiserver   stops that component (node 1's; SIGTERM, by its PID) and
+#                       starts it again as up did; containerd's shims and so the pods' containers outlive it (the
+#                       soak's faults)
 #   cluster.sh pause etcd SECONDS   SIGSTOP to etcd, SIGCONT after SECONDS (the soak's faults)
+#   cluster.sh pause imds [N] SECONDS   node N's (default 1) IMDS emulator unreachable for SECONDS: its packets
+#                       dropped (connections hang, as to an IMDS that stopped answering), then let through again
+#   cluster.sh mounts   every node's mounts below the state directory, as "NODE MOUNT-POINT" lines (nodes 2.. see theirs
+#                       in their own mount namespaces only; the soak's ledger checks every node)
 #   cluster.sh revive   starts again the control-plane processes that exited (as a node's supervisor would)
 # Needs root, the Debian packages containerd, runc, containernetworking-plugins, etcd-server and busybox-static
 # (installed when missing), Go, and the driver's distribution (make build).
@@ -197,6 +202,30 @@ leftovers() {
   say "left: $mounts mounts, $loops loop devices, $procs processes, $namespaces node mount namespaces, $cgroups node cgroup roots, $addresses node addresses, bridge $(ip link show "$BRIDGE" >/dev/null 2>&1 && echo present || echo absent), node address $(ip -o addr show dev "$NODE_LINK" | grep -q " $NODE_IP/" && echo present || echo absent), nft table $(nft list table ip "$NFT_TABLE" >/dev/null 2>&1 && echo present || echo absent), blackhole route $(ip route show type blackhole | grep -q "$SERVICE_CIDR" && echo present || echo absent), kubelet iptables chains $(nft list ruleset 2>/dev/null | grep -c 'chain KUBE-' || true)"
 }
 
+# imds_outage N SECONDS: node N's IMDS unreachable for that long. Its emulator keeps running: the node's packets to
+# it are dropped in an output filter chain of the cluster's nftables table (after the DNAT that takes node 1's IMDS
+# address to the emulated AWS's front on loopback, so node 1 is matched there), then the chain is flushed.
+imds_outage() {
+  local i=$1 secs=$2 match front
+  if [ "$i" = 1 ]; then
+    front=$(sed -n 's|^AWS_EC2_METADATA_SERVICE_ENDPOINT=http://127.0.0.1:\([0-9]*\).*|\1|p' "$R/aws.env")
+    [ -n "$front" ] || die "no IMDS front of node 1 in $R/aws.env"
+    match="ip daddr 127.0.0.1 tcp dport $front"
+  else
+    match="ip daddr $(node_ip "$i") tcp dport $IMDS_NODE_PORT"
+  fi
+  nft add chain ip "$NFT_TABLE" imds_outage '{ type filter hook output priority 0; policy accept; }'
+  trap 'nft flush chain ip "$NFT_TABLE" imds_outage 2>/dev/null' EXIT
+  # shellcheck disable=SC2086
+  nft add rule ip "$NFT_TABLE" imds_outage $match counter drop
+  sleep "$secs"
+  local dropped
+  dropped=$(nft list chain ip "$NFT_TABLE" imds_outage | sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -n 1)
+  nft flush chain ip "$NFT_TABLE" imds_outage
+  trap - EXIT
+  echo "IMDS of node $(node_name "$i") unreachable for $secs s (${dropped:-0} packets dropped)"
+}
+
 case "${1:-}" in
   up) up || { echo "kube-local: up failed; logs in $L (cluster.sh down cleans up)" >&2; exit 1; } ;;
   down) down ;;
@@ -209,16 +238,29 @@ case "${1:-}" in
     node_power_on "$2" ;;
   restart)
     case "${2:-}" in
-      kubelet) stop kubelet 20; start_kubelet ;;
-      containerd) stop containerd 20; start_containerd ;;
+      # Node 1's only: start_kubelet/start_containerd start every node's, which on several nodes started a second
+      # containerd of nodes 2.. (and a new mount namespace for it) over the running one, whose orphaned process
+      # outlived cluster.sh down (found by the soak's first run on three nodes).
+      kubelet) stop kubelet 20; start_node_kubelet 1
+        waitfor 180 "node $(node_name 1) Ready" node_ready "$(node_name 1)" || { tail_log kubelet 50; exit 1; } ;;
+      containerd) stop containerd 20; start_node_containerd 1 ;;
       kube-apiserver) stop kube-apiserver 20; start_apiserver ;;
       *) die "usage: cluster.sh restart kubelet|containerd|kube-apiserver" ;;
     esac ;;
   pause)
-    [ "${2:-}" = etcd ] && [[ "${3:-}" =~ ^[0-9]+$ ]] || die "usage: cluster.sh pause etcd SECONDS"
-    alive etcd || die "etcd is not running"
-    pid=$(cat "$R/etcd.pid")
-    kill -STOP "$pid"; sleep "$3"; kill -CONT "$pid" ;;
+    case "${2:-}" in
+      etcd)
+        [[ "${3:-}" =~ ^[0-9]+$ ]] || die "usage: cluster.sh pause etcd SECONDS"
+        alive etcd || die "etcd is not running"
+        pid=$(cat "$R/etcd.pid")
+        kill -STOP "$pid"; sleep "$3"; kill -CONT "$pid" ;;
+      imds)
+        if [ $# -ge 4 ]; then node=$3; secs=$4; else node=1; secs=${3:-}; fi
+        [[ "$node" =~ ^[1-9]$ ]] && [ "$node" -le "$KL_NODES" ] && [[ "$secs" =~ ^[0-9]+$ ]] \
+          || die "usage: cluster.sh pause imds [N (1..$KL_NODES)] SECONDS"
+        imds_outage "$node" "$secs" ;;
+      *) die "usage: cluster.sh pause etcd SECONDS | pause imds [N] SECONDS" ;;
+    esac ;;
   revive)
     # What a node's supervisor (systemd, the kubelet's static pods) does on a real cluster: a control-plane process
     # that exited is started again. They exit by design when they lose their leader election, e.g. across an API
@@ -231,6 +273,13 @@ case "${1:-}" in
         snapshot-controller) start_snapshot_controller >/dev/null ;;
       esac && echo "revived $c"
     done ;;
+  mounts)
+    for (( i = 1; i <= KL_NODES; i++ )); do
+      [ "$i" = 1 ] || [ -e "$R/ns/node-$i.mnt" ] || continue
+      # shellcheck disable=SC2046
+      $(node_enter "$i") awk -v k="$KL_STATE/" -v n="$(node_name "$i")" 'index($5, k) == 1 { print n " " $5 }' \
+        /proc/self/mountinfo || true
+    done ;;
   status) leftovers; for f in "$R"/*.pid; do [ -e "$f" ] && echo "$(basename "$f" .pid) $(cat "$f") $(kill -0 "$(cat "$f")" 2>/dev/null && echo running || echo dead)"; done ;;
-  *) echo "usage: cluster.sh up|down|env|packets|status|node-stop N|node-start N|restart C|pause etcd S|revive" >&2; exit 2 ;;
+  *) echo "usage: cluster.sh up|down|env|packets|status|node-stop N|node-start N|restart C|pause etcd S|pause imds [N] S|mounts|revive" >&2; exit 2 ;;
 esac

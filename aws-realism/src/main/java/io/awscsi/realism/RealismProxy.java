@@ -133,6 +133,14 @@ public final class RealismProxy implements AutoCloseable {
     return faults.freeze(service, action);
   }
 
+  /**
+   * Stalls an API: calls of {@code service} and {@code action} ({@code "*"}: every action) get no answer for
+   * {@code length}, then are served as usual; over HTTP {@code POST /realism/stall}.
+   */
+  public InjectedFault stall(String service, String action, java.time.Duration length) {
+    return faults.stall(service, action, length);
+  }
+
   public void clearFaults() {
     faults.clear();
   }

@@ -131,13 +131,14 @@ public final class RealismHttpHandler implements HttpHandler {
       }
       case "GET /realism/health" -> ProxyResponse.json(200, "{\"status\": \"ok\"}");
       case "POST /realism/faults" -> addFault(request);
+      case "POST /realism/stall" -> addStall(request);
       case "DELETE /realism/faults" -> {
         faults.clear();
         yield ProxyResponse.json(200, "{\"status\": \"ok\"}");
       }
       default -> ProxyResponse.json(404, "{\"message\": \"unknown realism endpoint " + path
           + "; use GET /realism/stats, POST /realism/stats/reset, POST /realism/reset, POST /realism/faults,"
-          + " DELETE /realism/faults\"}");
+          + " POST /realism/stall, DELETE /realism/faults\"}");
     });
   }
 
@@ -161,6 +162,28 @@ public final class RealismHttpHandler implements HttpHandler {
     LOG.info("realism proxy: fault added: {} {} answers {} {}", r.service(), r.action(), r.code(), r.message());
     return ProxyResponse.json(200, "{\"status\": \"ok\"}");
   }
+
+  /**
+   * {@code POST /realism/stall} with {@code {"service": "efs", "action": "*", "seconds": 20}}: calls of that service
+   * and action ({@code "*"}: every action) are held unanswered for that long, then served as usual (the cluster
+   * suite's soak freezes the EFS API so). {@code DELETE /realism/faults} ends it early.
+   */
+  private ProxyResponse addStall(ProxyRequest request) {
+    StallRequest r;
+    try {
+      r = JSON.readValue(request.bodyText(), StallRequest.class);
+      if (r.service() == null || r.action() == null) {
+        throw new IllegalArgumentException("service and action are required");
+      }
+      faults.stall(r.service(), r.action(), Duration.ofSeconds(r.seconds()));
+    } catch (IOException | RuntimeException e) {
+      return ProxyResponse.json(400, toJson(Map.of("message", "bad stall: " + e.getMessage())));
+    }
+    LOG.info("realism proxy: {} {} stalled for {} s", r.service(), r.action(), r.seconds());
+    return ProxyResponse.json(200, "{\"status\": \"ok\"}");
+  }
+
+  private record StallRequest(String service, String action, long seconds) {}
 
   private record FaultRequest(String service, String action, int status, String code, String message, int times,
                               Map<String, String> params) {}

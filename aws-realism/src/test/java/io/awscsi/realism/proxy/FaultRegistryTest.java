@@ -54,6 +54,38 @@ class FaultRegistryTest {
     assertThat(registry.holdWhileFrozen(call("DescribeVolumes", "vol-1"))).isEmpty();
   }
 
+  @Test
+  void aStalledCallIsHeldForItsLengthThenServedAsUsual() throws Exception {
+    var registry = new FaultRegistry();
+    var stall = registry.stall("efs", "*", java.time.Duration.ofMillis(1500));
+    assertThat(registry.holdWhileFrozen(call("DescribeVolumes", "vol-1"))).as("another service is not held").isEmpty();
+
+    long start = System.nanoTime();
+    var held = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> registry.holdWhileFrozen(new ApiRequest("efs", "CreateAccessPoint", "POST", "/", Map.of(), "")));
+    Thread.sleep(300);
+    assertThat(held).as("no answer while stalled").isNotDone();
+    assertThat(stall.hits()).isEqualTo(1);
+
+    assertThat(held.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("served, not dropped").isEmpty();
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(java.time.Duration.ofMillis(1200));
+    long after = System.nanoTime();
+    assertThat(registry.holdWhileFrozen(new ApiRequest("efs", "DeleteAccessPoint", "DELETE", "/", Map.of(), "")))
+        .isEmpty();
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - after)).as("over: not held")
+        .isLessThan(java.time.Duration.ofMillis(500));
+  }
+
+  @Test
+  void aStallOfNoLengthOrLongerThanTheBoundIsRefused() {
+    var registry = new FaultRegistry();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> registry.stall("efs", "*", java.time.Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 600 s");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> registry.stall("efs", "*", java.time.Duration.ofMinutes(11)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   private static ApiRequest call(String action, String volumeId) {
     return new ApiRequest("ec2", action, "POST", "/", Map.of("VolumeId", volumeId), "");
   }

@@ -124,6 +124,29 @@ class StatsAndFaultsIntegrationTest {
     assertThat(bad.body()).contains("bad fault");
   }
 
+  @Test
+  void aStallOverHttpHoldsTheServiceThenAnswersNormally() throws Exception {
+    try (var efs = AwsClients.efs(proxy.endpoint())) {
+      String fs = efs.createFileSystem(r -> r.creationToken("stall")).fileSystemId();
+      HttpResponse<String> added = send("POST", "/realism/stall",
+          "{\"service\":\"efs\",\"action\":\"*\",\"seconds\":2}");
+      assertThat(added.statusCode()).isEqualTo(200);
+
+      long start = System.nanoTime();
+      assertThat(efs.describeFileSystems(r -> r.fileSystemId(fs)).fileSystems()).hasSize(1);
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("held, then answered")
+          .isGreaterThan(java.time.Duration.ofMillis(1500));
+      assertThat(ec2.describeVolumes().volumes()).as("EC2 not held").isEmpty();
+      start = System.nanoTime();
+      assertThat(efs.describeFileSystems(r -> r.fileSystemId(fs)).fileSystems()).hasSize(1);
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("over").isLessThan(
+          java.time.Duration.ofMillis(1500));
+    }
+    HttpResponse<String> bad = send("POST", "/realism/stall", "{\"service\":\"efs\",\"action\":\"*\"}");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("bad stall");
+  }
+
   private HttpResponse<String> send(String method, String path, String body) throws Exception {
     try (var http = HttpClient.newHttpClient()) {
       return http.send(HttpRequest.newBuilder(proxy.endpoint().resolve(path))

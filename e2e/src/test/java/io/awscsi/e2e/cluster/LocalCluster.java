@@ -102,6 +102,11 @@ record LocalCluster(Path file, Map<String, String> values) {
     return Integer.parseInt(values.getOrDefault("KUBE_LOCAL_NODES", "1"));
   }
 
+  /** The nodes' names, node 1 first (cluster.sh's node N is the N-th). */
+  List<String> nodeNames() {
+    return List.of(values.getOrDefault("KUBE_LOCAL_NODE_NAMES", get("KUBE_LOCAL_NODE")).split(","));
+  }
+
   boolean hostProcesses() {
     return "host".equals(values.get("KUBE_LOCAL_DRIVER"));
   }
@@ -134,6 +139,15 @@ record LocalCluster(Path file, Map<String, String> values) {
 
   void clearFaults() {
     realism("DELETE", "/realism/faults", "");
+  }
+
+  /**
+   * Freezes an API for a while: the realism layer holds calls of {@code service} and {@code action} ("*": every
+   * action) unanswered for {@code seconds}, then serves them as usual; it ends by itself.
+   */
+  void stall(String service, String action, int seconds) {
+    realism("POST", "/realism/stall", "{\"service\":\"" + service + "\",\"action\":\"" + action
+        + "\",\"seconds\":" + seconds + "}");
   }
 
   /** Makes EC2 keep the volume's attachments in {@code attaching} until {@link #releaseAttaching}. */

@@ -2,6 +2,7 @@ package io.awscsi.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
@@ -34,13 +35,15 @@ import software.amazon.awssdk.services.efs.EfsClient;
 /**
  * A soak under faults (issue 29) on the local cluster with both drivers as pods: a workload keeps {@link Config#volumes}
  * claims in motion (created in both binding modes and several classes, EBS and EFS; pods that write data with a
- * checksum and verify what they read; pods moved (deleted and started again), online and offline expansion, a
- * VolumeAttributesClass change, snapshot and restore, deletion), while a fault injector, at times drawn from a seeded
- * generator (the seed is printed, so a run can be replayed), kills the controller replica holding the provisioner's
- * Lease, a node plugin, restarts the kubelet, the container runtime and the API server, pauses etcd, and makes emulated
- * AWS misbehave (5xx and throttling bursts, attachments held in attaching). At the end, after a bounded convergence,
- * {@link Ledger}: leaks, stuck objects, checksum mismatches, mounts and loop devices left, with the operations done,
- * the faults by kind and the time from each fault to the soak's objects converging.
+ * checksum and verify what they read; pods moved (deleted and started again, on another node where there are
+ * several), online and offline expansion, a VolumeAttributesClass change, snapshot and restore, deletion), while a
+ * fault injector, at times drawn from a seeded generator (the seed is printed, so a run can be replayed), kills the
+ * controller replica holding the provisioner's Lease, a node plugin, restarts the kubelet, the container runtime and
+ * the API server, pauses etcd, makes a node's IMDS unreachable (killing its plugin during it, half the time), and makes
+ * emulated AWS misbehave (5xx and throttling bursts, attachments held in attaching, the EFS API frozen). At the end,
+ * after a bounded convergence, {@link Ledger}: leaks, stuck objects, checksum mismatches, mounts (on every node) and
+ * loop devices left, with the operations done, the faults by kind and the time from each fault to the soak's objects
+ * converging.
  *
  * <p>One thread runs the workload, one the faults; both draw from generators seeded from {@link Config#seed}. The
  * workload's waits are bounded: an operation that does not finish within its bound while a fault is on is counted as
@@ -98,7 +101,7 @@ final class Soak {
       t.append("| PVCs, VolumeAttachments, pods, snapshots stuck | ").append(stuck.size()).append(stuck.isEmpty()
           ? "" : " " + stuck).append(" |\n");
       t.append("| checksum mismatches | ").append(checksumMismatches).append(" |\n");
-      t.append("| mounts and loop devices left on the node | ").append(leftOnNode.size()).append(leftOnNode.isEmpty()
+      t.append("| mounts and loop devices left on any node | ").append(leftOnNode.size()).append(leftOnNode.isEmpty()
           ? "" : " " + leftOnNode).append(" |\n");
       t.append("| needed a human | ").append(neededAHuman.isEmpty() ? "nothing" : neededAHuman).append(" |\n");
       return t.toString();
@@ -237,12 +240,25 @@ final class Soak {
         count(operations, "verify");
       }
       case 1 -> {
-        // A move: the pod goes and a new one mounts the volume (one node here: the same node, through a full
-        // unpublish, unstage, detach and attach again when the old one is gone).
+        // A move: the pod goes and a new one mounts the volume. On several nodes the new pod is required on another
+        // one (for EBS, another of the volume's zone: detach from one instance, attach to the other); on one node,
+        // or where the zone has no other node, the same node, through a full unpublish, unstage, detach and attach
+        // again when the old one is gone.
+        Pod old = cluster.client.pods().inNamespace(cluster.namespace).withName(pod(claim)).get();
+        String from = old == null ? null : old.getSpec().getNodeName();
+        List<String> others = otherNodes(from, efs);
+        String to = others.isEmpty() ? null : others.get(work.nextInt(others.size()));
         cluster.deletePod(pod(claim));
-        startWriter(claim);
+        startWriter(claim, to);
         verify(claim, pod(claim));
-        count(operations, "move");
+        if (to != null) {
+          String ran = cluster.client.pods().inNamespace(cluster.namespace).withName(pod(claim)).get().getSpec()
+              .getNodeName();
+          if (!to.equals(ran)) {
+            throw new AssertionError("moved pod of " + claim + " runs on " + ran + ", not on " + to);
+          }
+        }
+        count(operations, to == null ? "move" : "move to another node");
       }
       case 2 -> {
         live.remove(claim);
@@ -279,12 +295,33 @@ final class Soak {
   private final Map<String, Integer> generation = new ConcurrentHashMap<>();
 
   private void startWriter(String claim) {
+    startWriter(claim, null);
+  }
+
+  /** The claim's next pod, on {@code node} when not null (required node affinity). */
+  private void startWriter(String claim, String node) {
     int g = generation.merge(claim, 1, Integer::sum);
     boolean writes = g == 1 && !claim.contains("-snap");
     cluster.client.pods().inNamespace(cluster.namespace).resource(new PodBuilder().withNewMetadata()
         .withName(pod(claim)).addToLabels("soak-claim", claim).endMetadata()
-        .withSpec(ClusterFixture.podSpec(claim, writes ? WRITER : READER, null)).build()).create();
+        .withSpec(ClusterFixture.podSpec(claim, writes ? WRITER : READER, node)).build()).create();
     cluster.awaitReady(pod(claim), OPERATION_BOUND);
+  }
+
+  /**
+   * The schedulable nodes other than {@code from} a volume can move to: any for EFS, those of {@code from}'s zone for
+   * EBS (a volume stays in its zone). None on one node, or when the old pod's node is not known.
+   */
+  private List<String> otherNodes(String from, boolean efs) {
+    if (from == null || local.nodeCount() < 2) {
+      return List.of();
+    }
+    List<Node> nodes = cluster.schedulableNodes();
+    String zone = nodes.stream().filter(n -> from.equals(n.getMetadata().getName())).findFirst()
+        .map(ClusterFixture::zoneOf).orElse(null);
+    return nodes.stream().filter(n -> !from.equals(n.getMetadata().getName()))
+        .filter(n -> efs || zone != null && zone.equals(ClusterFixture.zoneOf(n)))
+        .map(n -> n.getMetadata().getName()).sorted().toList();
   }
 
   /** Reads the data back against its checksum; a claim whose data was once verified must verify again. */
@@ -372,12 +409,16 @@ final class Soak {
   /** The kinds of fault, drawn uniformly. */
   private static final List<String> KINDS = List.of("kill lease holder", "kill node plugin", "restart kubelet",
       "restart containerd", "restart kube-apiserver", "pause etcd", "EC2 5xx burst", "EC2 throttling burst",
-      "attach held in attaching", "EFS 5xx burst");
+      "attach held in attaching", "EFS 5xx burst", "EFS API frozen", "IMDS outage");
 
   private void faults(Instant end) {
     while (running.get()) {
       long mean = config.faultPause().toMillis();
-      sleep(Duration.ofMillis(mean / 2 + (long) (chaos.nextDouble() * mean)));
+      // The pause ends early when the workload stops, so the end does not wait out a pause with no fault after it.
+      Instant wake = Instant.now().plusMillis(mean / 2 + (long) (chaos.nextDouble() * mean));
+      while (running.get() && Instant.now().isBefore(wake)) {
+        sleep(Duration.ofMillis(Math.max(1, Math.min(1000, Duration.between(Instant.now(), wake).toMillis()))));
+      }
       if (!running.get() || Instant.now().isAfter(end)) {
         return;
       }
@@ -444,6 +485,44 @@ final class Soak {
         local.holdAttaching(id);
         sleep(Duration.ofSeconds(10 + chaos.nextInt(20)));
         local.releaseAttaching(id);
+      }
+      case "EFS API frozen" -> {
+        // Every EFS call, or one action's, held unanswered for a while, then answered as usual: calls the driver
+        // gave up on still take effect late (CreateAccessPoint must not leak for it).
+        int seconds = 5 + chaos.nextInt(20);
+        local.stall("efs", List.of("*", "*", "CreateAccessPoint", "DeleteAccessPoint").get(chaos.nextInt(4)),
+            seconds);
+        sleep(Duration.ofSeconds(seconds));
+      }
+      case "IMDS outage" -> {
+        // A node's IMDS unreachable for a while; half the time that node's plugin is killed during it and must come
+        // up again (from the Kubernetes Node's metadata, or from IMDS once it is back).
+        List<String> nodes = local.nodeNames();
+        int node = 1 + chaos.nextInt(nodes.size());
+        int seconds = 5 + chaos.nextInt(20);
+        boolean killPlugin = chaos.nextBoolean();
+        String plugin = chaos.nextBoolean() ? DriverDeployment.NODE_PLUGIN : DriverDeployment.EFS_NODE_PLUGIN;
+        Thread outage = Thread.ofVirtual().name("soak-imds-outage").start(() -> {
+          try {
+            System.out.println("[soak] " + local.harness("pause", "imds", String.valueOf(node),
+                String.valueOf(seconds)).trim());
+          } catch (RuntimeException e) {
+            System.out.println("[soak] IMDS outage of node " + node + " failed: " + e.getMessage());
+          }
+        });
+        if (killPlugin) {
+          sleep(Duration.ofSeconds(2));
+          cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).withLabel("app", plugin).list()
+              .getItems().stream().filter(p -> nodes.get(node - 1).equals(p.getSpec().getNodeName()))
+              .forEach(p -> cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).resource(p)
+                  .withGracePeriod(0).delete());
+          count(faults, "(" + plugin + " killed during the IMDS outage)");
+        }
+        try {
+          outage.join(Duration.ofSeconds(seconds + 60));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }
       default -> throw new IllegalArgumentException(kind);
     }
@@ -533,7 +612,7 @@ final class Soak {
     }
     List<String> left = new ArrayList<>();
     try {
-      Eventually.await("nothing left on the node", Duration.ofMinutes(2), () -> leftOnNode(volumeHandles).isEmpty());
+      Eventually.await("nothing left on any node", Duration.ofMinutes(2), () -> leftOnNode(volumeHandles).isEmpty());
     } catch (AssertionError e) {
       left.addAll(leftOnNode(volumeHandles));
     }
@@ -584,12 +663,14 @@ final class Soak {
     return leaks;
   }
 
-  /** Mounts of a CSI volume and loop devices on the node that belong to no live volume. */
+  /** Mounts of a CSI volume on any node and loop devices that belong to no live volume. */
   private List<String> leftOnNode(Set<String> volumeHandles) {
     Set<String> pvNames = new HashSet<>();
     cluster.client.persistentVolumes().list().getItems().forEach(pv -> pvNames.add(pv.getMetadata().getName()));
     List<String> left = new ArrayList<>();
-    for (String m : Teardown.mountsOf(local.stateDirectory())) {
+    // Every node's mounts, each in its own mount namespace ("NODE MOUNT-POINT").
+    for (String line : local.harness("mounts").lines().toList()) {
+      String m = line.substring(line.indexOf(' ') + 1);
       if (!m.contains("kubernetes.io/csi") && !m.contains("kubernetes.io~csi")) {
         continue;
       }
@@ -598,7 +679,7 @@ final class Soak {
           || m.contains("/globalmount") && !volumeHandles.isEmpty()
           || !m.contains("pvc-") && !m.contains("vol-") && !m.contains("/globalmount");
       if (!live) {
-        left.add("mount " + m);
+        left.add("mount " + line);
       }
     }
     for (String back : Teardown.loopDevices(local.loopDirectory())) {
