@@ -4,7 +4,8 @@
 # distribution's tests (hack/test-dist.sh), the local driver image run (hack/image/test-image-run.sh) and held
 # against the Dockerfile (LocalImageTest), the Helm chart tests, and the cluster suite on the local Kubernetes of
 # e2e/kube-local (hack/test-cluster.sh). The local cluster's Go build (kube and the CSI sidecars, ~6-20 min cold,
-# skipped when current) runs niced beside the Maven build.
+# skipped when current) runs niced beside the Maven build; the cluster suite with host processes runs beside the
+# images and the helm tests.
 # Ends with one line "N passed, N failed, N skipped".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,8 +47,24 @@ if [[ "$dist_line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 else
   echo "dist tests did not report a result (see target-dist.log)"; status=1
 fi
-# The driver image without a container engine (hack/image/), then the tests that hold it against the Dockerfile
-# (their first run above, without an image, skipped; this run's reports replace those).
+# The cluster suite with the driver as host processes needs the distribution (its `up` copies it, AOT caches
+# included, into the cluster's state) and the kube build, not the images: it runs beside the images, the image run
+# and the helm tests (about 4 min of the budget), which start no cluster, use no fixed port and look at no mount,
+# loop device or Maven output of its; the Maven run that tests the images waits for it (one Maven at a time in this
+# tree). Its classes ran above with no cluster (skipped); their reports are replaced by the real run.
+host_cluster_start=$(date +%s)
+host_cluster=
+if wait "$kube_build"; then
+  echo "kube-local build: $(tail -n 1 target-kube-build.log) (finished $(( $(date +%s) - kube_build_start )) s after the start)"
+  # Every cluster case but those the pods-mode run below makes anyway (the Chart* cases need pods; EFS's shared
+  # volumes run against the chart's pods): each case once, ~2 min less.
+  MVN_OFFLINE=-o CLUSTER_TESTS="$HOST_CLUSTER_TESTS" bash hack/test-cluster.sh >target-cluster-run.log 2>&1 &
+  host_cluster=$!
+  echo "cluster (host processes): started beside the images and helm parts (target-cluster-run.log)"
+else
+  echo "kube-local build failed (see target-kube-build.log)"
+fi
+# The driver images without a container engine (hack/image/) and their run in a chroot.
 if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
   grep -E '^image: .*(built|is current|done in)' target-images.log | sed 's/^/images: /'
   # the image's node run in a chroot of its file system (hack/image/test-image-run.sh; about 15 s)
@@ -58,10 +75,7 @@ if bash hack/image/build-driver-image.sh >target-images.log 2>&1; then
   else
     echo "the image run did not report a result (see target-images.log)"; status=1
   fi
-  # -am: the modules of this tree, not whatever another checkout last installed into the local Maven repository
-  mvn -B -ntp -o -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest' -Daws-csi.images="$root/.tools/images" \
-    -Dsurefire.failIfNoSpecifiedTests=false >>target-images.log 2>&1 || status=1
-  grep -E 'Tests run:.*in io.awscsi.e2e.(DockerfileToolsTest|LocalImageTest)' target-images.log | sed 's/^/images: /'
+  image_tests=1
 else
   echo "images: the local driver image could not be built (see target-images.log)"; status=1
   unreported=$((unreported + 1))
@@ -75,20 +89,26 @@ else
   echo "helm tests did not report a result (see target-helm.log)"; status=1
 fi
 echo "time: helm $(( $(date +%s) - part_start )) s"; part_start=$(date +%s)
-# The cluster suite: its classes ran above with no cluster (skipped); their reports are replaced by the real run.
-if wait "$kube_build"; then
-  echo "kube-local build: $(tail -n 1 target-kube-build.log) (finished $(( $(date +%s) - kube_build_start )) s after the start)"
-  # Every cluster case but those the pods-mode run below makes anyway (the Chart* cases need pods; EFS's shared
-  # volumes run against the chart's pods): each case once, ~2 min less.
-  cluster_line=$(MVN_OFFLINE=-o CLUSTER_TESTS="$HOST_CLUSTER_TESTS" bash hack/test-cluster.sh 2>&1 \
-    | tee target-cluster-run.log | tail -n 1)
+if [ -n "$host_cluster" ]; then
+  wait "$host_cluster"
+  cluster_line=$(tail -n 1 target-cluster-run.log)
+  # its whole output (failures' cluster state included) into this run's, as if it had run in the foreground
+  cat target-cluster-run.log
 else
-  echo "kube-local build failed (see target-kube-build.log)"
   cluster_line="cluster: 0 passed, 1 failed, 0 skipped"
 fi
 echo "$cluster_line"
-echo "time: cluster (host processes, incl. any wait for the kube build) $(( $(date +%s) - part_start )) s"
+echo "time: cluster (host processes, from the end of the kube build's wait; beside images and helm) $(( $(date +%s) - host_cluster_start )) s"
 part_start=$(date +%s)
+# The tests that hold the images against the Dockerfile (their first run above, without an image, skipped; this run's
+# reports replace those), once the cluster's Maven run is done.
+if [ "${image_tests:-0}" = 1 ]; then
+  # -am: the modules of this tree, not whatever another checkout last installed into the local Maven repository
+  mvn -B -ntp -o -pl e2e -am test -Dtest='DockerfileToolsTest,LocalImageTest' -Daws-csi.images="$root/.tools/images" \
+    -Dsurefire.failIfNoSpecifiedTests=false >>target-images.log 2>&1 || status=1
+  grep -E 'Tests run:.*in io.awscsi.e2e.(DockerfileToolsTest|LocalImageTest)' target-images.log | sed 's/^/images: /'
+  echo "time: image tests $(( $(date +%s) - part_start )) s"; part_start=$(date +%s)
+fi
 # Pods mode: the charts installed as pods from the local images (make test-chart-pods): install, the cluster cases
 # that exercise the pods, upgrade/rollback/uninstall, metrics. Its own reports directory (counted below).
 if [ -s .tools/images/aws-csi-driver-emulated.tar ] && [[ "$cluster_line" =~ ^cluster: ]]; then

@@ -260,7 +260,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         Snapshot snapshot = snapshots.createSnapshot(new SnapshotRequest(source, name, request.getParametersMap(),
             request.getSecretsMap()));
         return CreateSnapshotResponse.newBuilder().setSnapshot(ResponseBuilder.snapshot(snapshot)).build();
-      });
+        // A pending snapshot's answer is not kept: the snapshotter repeats CreateSnapshot until ready_to_use, and
+        // each repeat must read EC2's state again (a kept "not ready" held readiness back by up to keepResult).
+      }, created -> created.getSnapshot().getReadyToUse());
     });
   }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -33,7 +34,9 @@ import org.apache.logging.log4j.Logger;
  * {@link CallBudget}); each caller waits for it until shortly before its own deadline and is then answered
  * DEADLINE_EXCEEDED naming what the work waits on and its last failure ({@link WorkProgress}, which also ends each
  * attempt of a cloud call by the waiting caller's deadline) and saying that the work continues; a call with the same key, operation and arguments joins the
- * running work, and one that arrives after the work succeeded gets its answer for {@link Settings#keepResult}. A call
+ * running work, and one that arrives after the work succeeded gets its answer for {@link Settings#keepResult}, unless
+ * that answer describes a state still changing (a snapshot not yet ready to use: the snapshotter repeats CreateSnapshot
+ * to learn when it is, and a kept "not ready" would hide its completion for that long). A call
  * with the same key and another operation or other arguments is answered ABORTED while the work runs, as the CSI spec
  * asks (upstream answers ABORTED to every second call, even an identical one). A failure is answered to the callers
  * waiting then and not kept: the next call starts the work again.
@@ -69,11 +72,14 @@ public final class InFlightOperations {
     final CompletableFuture<Object> outcome = new CompletableFuture<>();
     /** What the work waits on now and its last failure, quoted to a caller answered before the work finished. */
     final WorkProgress progress = new WorkProgress();
+    /** Whether a success may answer a repeat that arrives after the work finished. */
+    final Predicate<Object> keepable;
     volatile Thread worker;
 
-    Operation(String name, Object arguments) {
+    Operation(String name, Object arguments, Predicate<Object> keepable) {
       this.name = name;
       this.arguments = arguments;
+      this.keepable = keepable;
     }
 
     boolean sameCall(String otherName, Object otherArguments) {
@@ -116,10 +122,20 @@ public final class InFlightOperations {
    * @throws DriverException ABORTED when another operation runs on the key, DEADLINE_EXCEEDED when the work did not
    *     finish before the caller's deadline (it continues), or the work's own failure
    */
-  @SuppressWarnings("unchecked")
   public <T> T run(String key, String operation, Object arguments, Supplier<T> work) {
+    return run(key, operation, arguments, work, result -> true);
+  }
+
+  /**
+   * As {@link #run(String, String, Object, Supplier)}, with a success kept for a late repeat only when {@code final}
+   * holds for it: a result that describes a state still changing (a snapshot pending) is answered to the callers
+   * waiting for the work, and a repeat after that runs the work again, which reads the state anew.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T run(String key, String operation, Object arguments, Supplier<T> work, Predicate<? super T> isFinal) {
     Instant budgetEnd = CallBudget.deadline(settings.workBudget());
-    Operation joined = join(key, operation, arguments, (Supplier<Object>) work, budgetEnd);
+    Predicate<Object> keepable = result -> ((Predicate<Object>) isFinal).test(result);
+    Operation joined = join(key, operation, arguments, (Supplier<Object>) work, budgetEnd, keepable);
     // Until half the margin before the deadline: an attempt of a cloud call that does not answer ends at budgetEnd
     // (WorkProgress.attemptDeadline), so by then the work has said what did not answer.
     Duration wait = CallBudget.untilAnswer(settings.workBudget());
@@ -161,7 +177,7 @@ public final class InFlightOperations {
   }
 
   private Operation join(String key, String operation, Object arguments, Supplier<Object> work,
-      Instant budgetEnd) {
+      Instant budgetEnd, Predicate<Object> keepable) {
     Operation[] started = new Operation[1];
     Operation current = operations.compute(key, (k, existing) -> {
       if (existing != null && existing.sameCall(operation, arguments)
@@ -171,7 +187,7 @@ public final class InFlightOperations {
       if (existing != null && !existing.outcome.isDone()) {
         return existing;
       }
-      started[0] = new Operation(operation, arguments);
+      started[0] = new Operation(operation, arguments, keepable);
       return started[0];
     });
     if (current != started[0] && !current.sameCall(operation, arguments)) {
@@ -201,8 +217,10 @@ public final class InFlightOperations {
     Context.CancellableContext context = op.progress.attachTo(Context.current().fork())
         .withDeadlineAfter(budget().toNanos(), TimeUnit.NANOSECONDS, timers);
     op.worker = Thread.ofVirtual().name(op.name + " " + key).unstarted(() -> {
+      Object result;
       try {
-        op.outcome.complete(context.call(work::get));
+        result = context.call(work::get);
+        op.outcome.complete(result);
       } catch (Throwable failure) {
         operations.remove(key, op);
         op.outcome.completeExceptionally(failure);
@@ -213,7 +231,7 @@ public final class InFlightOperations {
       } finally {
         context.cancel(null);
       }
-      if (settings.keepResult().isZero()) {
+      if (settings.keepResult().isZero() || !op.keepable.test(result)) {
         operations.remove(key, op);
       } else {
         timers.schedule(() -> operations.remove(key, op), settings.keepResult().toNanos(), TimeUnit.NANOSECONDS);

@@ -353,6 +353,22 @@ class ControllerServiceTest {
   }
 
   @Test
+  void aRepeatedCreateSnapshotReadsTheSnapshotAgainUntilItIsReadyToUse() {
+    FakeSnapshotManager snapshots = new FakeSnapshotManager().pendingFor(2);
+    ControllerBlockingStub controller = controller(everyPart().withSnapshots(snapshots));
+    CreateSnapshotRequest create = CreateSnapshotRequest.newBuilder().setName("snapshot-1")
+        .setSourceVolumeId("vol-1").build();
+
+    // The snapshotter repeats CreateSnapshot to learn when the snapshot is ready: no repeat may be answered from a
+    // kept "not ready" while EC2 already says completed.
+    assertThat(controller.createSnapshot(create).getSnapshot().getReadyToUse()).isFalse();
+    assertThat(controller.createSnapshot(create).getSnapshot().getReadyToUse()).isFalse();
+    assertThat(controller.createSnapshot(create).getSnapshot().getReadyToUse()).isTrue();
+    assertThat(controller.createSnapshot(create).getSnapshot().getReadyToUse()).isTrue();
+    assertThat(snapshots.createCalls()).as("each pending answer read again; the ready one kept").isEqualTo(3);
+  }
+
+  @Test
   void aCreateAfterTheVolumeWasDeletedIsNotAnsweredFromTheKeptResult() {
     ControllerBlockingStub controller = controller(everyPart());
     ControllerPublishVolumeRequest publish = ControllerPublishVolumeRequest.newBuilder().setVolumeId("vol-pvc-1")

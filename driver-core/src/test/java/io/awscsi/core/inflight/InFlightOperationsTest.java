@@ -124,6 +124,22 @@ class InFlightOperationsTest {
   }
 
   @Test
+  void aSuccessDescribingAStateStillChangingIsNotKeptSoTheRepeatReadsTheStateAgain() {
+    // A snapshot pending on its first two reads, then completed: the snapshotter repeats CreateSnapshot until ready.
+    Supplier<String> snapshot = () -> runs.incrementAndGet() < 3 ? "pending" : "completed";
+
+    assertThat(operations.run("snapshot/s-1", "CreateSnapshot", "args", snapshot, "completed"::equals))
+        .isEqualTo("pending");
+    assertThat(operations.run("snapshot/s-1", "CreateSnapshot", "args", snapshot, "completed"::equals))
+        .as("the repeat reads the state again instead of the kept 'pending'").isEqualTo("pending");
+    assertThat(operations.run("snapshot/s-1", "CreateSnapshot", "args", snapshot, "completed"::equals))
+        .isEqualTo("completed");
+    assertThat(operations.run("snapshot/s-1", "CreateSnapshot", "args", snapshot, "completed"::equals))
+        .as("a final answer is kept like any other").isEqualTo("completed");
+    assertThat(runs).hasValue(3);
+  }
+
+  @Test
   void anotherOperationOnTheKeyReplacesAKeptResult() {
     CallGate open = CallGate.opened();
     operations.run("vol-1/i-1", "ControllerPublishVolume", "args", work(open));

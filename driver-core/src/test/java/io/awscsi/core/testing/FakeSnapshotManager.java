@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Snapshots in memory, keyed by name: the same name from another source volume is AlreadyExists. No paging. */
 public final class FakeSnapshotManager implements SnapshotManager {
@@ -18,17 +19,32 @@ public final class FakeSnapshotManager implements SnapshotManager {
 
   private final Map<String, Snapshot> byName = new ConcurrentHashMap<>();
   private volatile CallGate gate = CallGate.opened();
+  private final AtomicInteger pendingReads = new AtomicInteger();
+  private final AtomicInteger createCalls = new AtomicInteger();
 
   @Override
   public Snapshot createSnapshot(SnapshotRequest request) {
     gate.pass();
+    createCalls.incrementAndGet();
     Snapshot s = byName.computeIfAbsent(request.name(), n ->
         new Snapshot("snap-" + n, request.sourceVolumeId(), FakeVolumeProvisioner.DEFAULT_CAPACITY_BYTES, CREATED,
             true));
     if (!s.sourceVolumeId().equals(request.sourceVolumeId())) {
       throw DriverException.alreadyExists("snapshot " + request.name() + " was taken of " + s.sourceVolumeId());
     }
-    return s;
+    boolean pending = pendingReads.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    return pending ? new Snapshot(s.snapshotId(), s.sourceVolumeId(), s.sizeBytes(), s.createdAt(), false) : s;
+  }
+
+  /** The next {@code reads} CreateSnapshot answers say "not ready to use", as EC2's pending state does. */
+  public FakeSnapshotManager pendingFor(int reads) {
+    pendingReads.set(reads);
+    return this;
+  }
+
+  /** CreateSnapshot calls that reached this manager. */
+  public int createCalls() {
+    return createCalls.get();
   }
 
   @Override
