@@ -116,8 +116,8 @@ ENV JAVA_HOME=/opt/aws-csi-driver/jre \
 # its own with its own JVM (emulated for a foreign platform: the cache holds classes and profiles, no machine code,
 # and its JVM is the one real arm64 machines run).
 # Only the driver's own node caches (node, node-registration): a controller runs without one (hack/build-aot.sh says
-# why, measured). The training's IMDS stand-in is Python: the EBS
-# image has none, so it gets python3 for this step alone, removed in the same step.
+# why, measured). The training's IMDS stand-in is Python: the EBS image has none, so it gets python3 for this step
+# alone, removed in the same step.
 COPY hack/build-aot.sh hack/imds-standin.py /tmp/aot/
 RUN combos="$(case "${DRIVER}" in all) echo ;; *) echo "${DRIVER}-node ${DRIVER}-node-registration" ;; esac)" \
  && if ! command -v python3 >/dev/null; then apt-get update && apt-get install -y --no-install-recommends python3 \
