@@ -115,10 +115,11 @@ ENV JAVA_HOME=/opt/aws-csi-driver/jre \
 # JVM that made it (same build, same machine architecture, same class path), so each platform's runtime stage trains
 # its own with its own JVM (emulated for a foreign platform: the cache holds classes and profiles, no machine code,
 # and its JVM is the one real arm64 machines run).
-# Only the driver's own caches (node, controller, node-registration). The training's IMDS stand-in is Python: the EBS
-# image has none, so it gets python3 for this step alone, removed in the same step.
+# Only the driver's own node caches (node, node-registration): a controller runs without one (hack/build-aot.sh says
+# why, measured). The training's IMDS stand-in is Python: the EBS image has none, so it gets python3 for this step
+# alone, removed in the same step.
 COPY hack/build-aot.sh hack/imds-standin.py /tmp/aot/
-RUN combos="$(case "${DRIVER}" in all) echo ;; *) echo "${DRIVER}-node ${DRIVER}-controller ${DRIVER}-node-registration" ;; esac)" \
+RUN combos="$(case "${DRIVER}" in all) echo ;; *) echo "${DRIVER}-node ${DRIVER}-node-registration" ;; esac)" \
  && if ! command -v python3 >/dev/null; then apt-get update && apt-get install -y --no-install-recommends python3 \
       && trap 'apt-get purge -y --auto-remove python3 && rm -rf /var/lib/apt/lists/*' EXIT; fi \
  && bash /tmp/aot/build-aot.sh /opt/aws-csi-driver ${combos} \

@@ -8,7 +8,11 @@
 # the registration socket and its /healthz and /readyz probes: in one cache with the sidecar node's, those classes cost a node with
 # the sidecars 2.2 MiB of idle RSS (measured, make bench-startup).
 # Usage: build-aot.sh [DIST_DIR] [driver-mode[-registration] ...]
-#   (default: ebs-node efs-node ebs-controller efs-controller ebs-node-registration efs-node-registration)
+#   (default: ebs-node efs-node ebs-node-registration efs-node-registration). A controller gets no cache by default:
+#   the cache holds every class its training loaded, and a controller's includes the 1,524 EC2 request classes that
+#   verifying the EC2 client loads (the cache's assembly verifies whatever the launcher's flags say), so with it the
+#   controller's idle RSS is ~16 MiB higher for ~0.3 s less start-up (docs/benchmarks.md); ebs-controller and
+#   efs-controller still build one when named.
 # With AWS_EC2_METADATA_SERVICE_ENDPOINT set, the training uses that IMDS stand-in and needs no python3 (the EBS
 # image has none: the local image build serves hack/imds-standin.py from outside the image's file system); the
 # registration socket's free port and the kubelet's probes are bash's own (/dev/tcp).
@@ -16,8 +20,7 @@ set -euo pipefail
 dist="$(cd "${1:-dist/aws-csi-driver}" && pwd)"
 shift || true
 combos=("$@")
-[ ${#combos[@]} -gt 0 ] || combos=(ebs-node efs-node ebs-controller efs-controller ebs-node-registration
-  efs-node-registration)
+[ ${#combos[@]} -gt 0 ] || combos=(ebs-node efs-node ebs-node-registration efs-node-registration)
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d /tmp/aws-csi-aot.XXXXXX)"
 imds="" pid=""

@@ -61,7 +61,7 @@ node_never_opens_the_ec2_jar() {
 controller_has_the_ec2_sdk_and_no_node_flags() {
   wait_socket controller || return 1
   local cl; cl="$(cmdline controller)"; echo "$cl"
-  [[ "$cl" == *"$dist/lib/controller/*"* && "$cl" != *"-Xmn1m"* ]] \
+  [[ "$cl" == *"$dist/lib/controller/*"* && "$cl" != *"-Xmn1m"* && "$cl" == *"-XX:-BytecodeVerificationRemote"* ]] \
     && call controller ControllerGetCapabilities | grep -q CREATE_DELETE_VOLUME
 }
 upstream_form_node_gets_the_nodes_class_path_and_serves() {

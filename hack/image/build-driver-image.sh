@@ -16,7 +16,7 @@
 #   dist  the distribution at /opt/aws-csi-driver (bin, lib; without lib/local, as the Dockerfile leaves it out, and
 #         with the image's machine's Netty library alone in lib/native, as the Dockerfile lays it out; the EFS
 #         image without lib/controller, the EC2 SDK)
-#   aot   the driver's AOT caches (node, controller, node-registration), trained by hack/build-aot.sh inside this very
+#   aot   the driver's AOT caches (node, node-registration), trained by hack/build-aot.sh inside this very
 #         file system (an overlay of the three layers above, chrooted in private mount and PID namespaces, the IMDS
 #         stand-in served from outside it: the EBS image has no python3), so each cache matches the image's JVM and
 #         paths; each is then checked by a start with -XX:AOTMode=on, which refuses a cache that does not match

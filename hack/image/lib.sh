@@ -129,4 +129,5 @@ driver_packages() {
 }
 
 # driver_combos DRIVER: the AOT caches (hack/build-aot.sh's driver-mode[-registration]) of DRIVER's image.
-driver_combos() { echo "$1-node $1-controller $1-node-registration"; }
+# No controller cache: it costs the controller more idle RSS than the start-up it saves (hack/build-aot.sh).
+driver_combos() { echo "$1-node $1-node-registration"; }

@@ -206,9 +206,10 @@ public final class ControllerScaleBenchmark {
         long neighbourCalls = neighbour == null ? 0 : neighbour.calls.get();
         long throttled = ec2Stats.totalThrottled() - (neighbour == null ? 0 : neighbour.throttled.get());
         String describes = printEc2(ec2Stats, n, neighbour);
-        String memory = String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB",
-            idleRss / 1024, peakRss / 1024, afterRss / 1024, afterGcRss / 1024, idleHeap / 1048576.0,
-            afterHeap / 1048576.0);
+        String memory = String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB; "
+            + "start to GetPluginInfo %.2f s, CPU %.2f s", idleRss / 1024, peakRss / 1024, afterRss / 1024,
+            afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0, driver.startSeconds(),
+            driver.startCpuSeconds());
         System.out.printf("controller: RSS idle %d MiB, peak %d MiB, 40 s after the load %d MiB, after a full GC %d "
             + "MiB; live heap after a full GC: idle %.1f MiB, after the load %.1f MiB (%+.0f bytes per lifecycle); CPU "
             + "%.1f s = %.4f s per lifecycle%n", idleRss / 1024, peakRss / 1024, afterRss / 1024, afterGcRss / 1024,
@@ -538,8 +539,10 @@ public final class ControllerScaleBenchmark {
         long nonOk = stats.values().stream().mapToLong(SidecarCaller.MethodStats::failed).sum();
         rows.add(new Row("efs (1,000 APs on the fs)", n, wall, floor.meanSeconds(), failed.get(),
             efsStats.totalThrottled(), nonOk, latencies, calls.toString(),
-            String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB", idleRss / 1024,
-                peakRss / 1024, afterRss / 1024, afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0),
+            String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB; start to "
+                + "GetPluginInfo %.2f s, CPU %.2f s", idleRss / 1024, peakRss / 1024, afterRss / 1024,
+                afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0, driver.startSeconds(),
+                driver.startCpuSeconds()),
             cpu / n));
       }
     } finally {
