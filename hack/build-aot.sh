@@ -32,10 +32,12 @@ if [ -z "${AWS_EC2_METADATA_SERVICE_ENDPOINT:-}" ]; then
 fi
 export AWS_EC2_METADATA_SERVICE_ENDPOINT AWS_REGION=us-east-1 DISABLE_TAINT_WATCHER=true
 # free_port: a loopback port nothing listens on (a refused connection says so).
+# Below Linux's ephemeral range (32768-60999 by default): a port there can be the local end of some other process's
+# outgoing connection, which no connect test sees and which makes the bind fail ("Address already in use").
 free_port() {
   local port
   while :; do
-    port=$((20000 + RANDOM % 30000))
+    port=$((20000 + RANDOM % 12000))
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
   done
 }
