@@ -51,8 +51,16 @@ public final class InFlightOperations {
    */
   public record Settings(Duration workBudget, Duration keepResult) {
 
-    /** Five minutes of work: the rate limit's queue of a few thousand calls; a minute covers a sidecar's backoff. */
-    public static final Settings DEFAULT = new Settings(Duration.ofMinutes(5), Duration.ofMinutes(1));
+    /**
+     * Fifteen minutes of work: EC2's CreateVolume bucket refills 5 tokens a second, so 3,000 calls sent at once
+     * (several clusters' provisioners) queue for 600 s; with a 5 min budget the rate limiter refused at once every
+     * call whose wait passed it, and those callers backed off exponentially (each refusal doubling the sidecar's wait,
+     * up to its 30 min) and lost their place: in a run of 3,000 at once 869 lifecycles sat in their backoff after
+     * the bucket's queue had emptied. A success is kept as long: a caller answered DEADLINE_EXCEEDED while the work ran has a
+     * backoff of up to about half the time it waited, and a result forgotten before its retry (1 min: 713 creates
+     * done twice in that run) makes the retry start the work again, a second EC2 call and its token.
+     */
+    public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(15));
 
     public Settings {
       if (workBudget.isNegative() || workBudget.isZero() || keepResult.isNegative()) {
