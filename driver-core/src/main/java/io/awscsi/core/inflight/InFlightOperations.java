@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -78,6 +79,8 @@ public final class InFlightOperations {
     /** What the work waits on now and its last failure, quoted to a caller answered before the work finished. */
     final WorkProgress progress = new WorkProgress();
     volatile Thread worker;
+    /** The timer that forgets the kept success; cancelled when the success is forgotten or replaced before. */
+    volatile ScheduledFuture<?> forget;
 
     Operation(String name, Object arguments) {
       this.name = name;
@@ -90,6 +93,17 @@ public final class InFlightOperations {
 
     boolean succeeded() {
       return outcome.isDone() && !outcome.isCompletedExceptionally();
+    }
+
+    /**
+     * Drops the timer (and with it the timer's hold on this operation, its request and answer), so that an answer
+     * forgotten or replaced early is not kept in memory until the keep time passes.
+     */
+    void cancelForget() {
+      ScheduledFuture<?> timer = forget;
+      if (timer != null) {
+        timer.cancel(false);
+      }
     }
   }
 
@@ -158,8 +172,14 @@ public final class InFlightOperations {
    * again instead of answering what is no longer true.
    */
   public void forgetResults(BiPredicate<String, Object> stale) {
-    operations.entrySet().removeIf(e -> e.getValue().succeeded()
-        && stale.test(e.getKey(), e.getValue().outcome.getNow(null)));
+    operations.entrySet().removeIf(e -> {
+      Operation op = e.getValue();
+      if (op.succeeded() && stale.test(e.getKey(), op.outcome.getNow(null))) {
+        op.cancelForget();
+        return true;
+      }
+      return false;
+    });
   }
 
   /** Whether an operation on {@code key} is running now. */
@@ -178,6 +198,9 @@ public final class InFlightOperations {
       }
       if (existing != null && !existing.outcome.isDone()) {
         return existing;
+      }
+      if (existing != null) {
+        existing.cancelForget();
       }
       started[0] = new Operation(operation, arguments);
       return started[0];
@@ -220,11 +243,16 @@ public final class InFlightOperations {
         return;
       } finally {
         context.cancel(null);
+        op.worker = null; // a kept answer does not keep its finished thread
       }
       if (settings.keepResult().isZero()) {
         operations.remove(key, op);
       } else {
-        timers.schedule(() -> operations.remove(key, op), settings.keepResult().toNanos(), TimeUnit.NANOSECONDS);
+        op.forget = timers.schedule(() -> operations.remove(key, op), settings.keepResult().toNanos(),
+            TimeUnit.NANOSECONDS);
+        if (operations.get(key) != op) {
+          op.cancelForget(); // forgotten or replaced before its timer was set
+        }
       }
       LOG.debug("{} of {} finished", op.name, key);
     });
