@@ -136,7 +136,7 @@ bench-startup: build-aot
 ## bench: node RSS under load, then the controllers at scale (EBS N=200/1,000/3,000 and a fault mix, EFS): one table,
 ## and a second with N=200 and 1,000 run alternately on the previous release (BENCH_BASELINE, default the newest tag v*
 ## or hack/bench-baseline) and this build, figures and ratios side by side (BENCH_UPSTREAM=1 adds upstream's EBS
-## controller); ~40 min (see docs/benchmarks.md)
+## controller); ~30 min (see docs/benchmarks.md)
 bench: build
 	@bash hack/bench.sh
 

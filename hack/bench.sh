@@ -9,7 +9,7 @@
 # RUNS picks the controller runs (default ebs:200,ebs:1000,ebs:3000,faults:1000,efs:500), BENCH_NODES the node
 # count (50), VOLUMES the node benchmark's volumes (50; SKIP_NODE_BENCH=1 skips it), SIDECAR_WORKERS the worker
 # threads of each sidecar queue in place of the chart's (e.g. 1000: several clusters' provisioners calling at once).
-# The five controller runs take ~25 min.
+# The five controller runs take ~25 min; the previous release at N=200 and 1,000 adds ~6 min.
 #
 # Side by side (one run, forms alternated per compared run: previous, current, upstream; a second table with the
 # figures and ratios): BENCH_BASELINE=<git ref> is the previous release (default: the newest tag v*, else the commit in
