@@ -133,11 +133,15 @@ test-helm:
 bench-startup: build-aot
 	@bash hack/bench-startup.sh
 
-## bench: node RSS under load, then the controllers at scale (EBS N=200/1,000/3,000 and a fault mix, EFS): one table
+## bench: node RSS under load, then the controllers at scale (EBS N=200/1,000/3,000 and a fault mix, EFS): one table,
+## and a second with N=200 and 1,000 run alternately on the previous release (BENCH_BASELINE, default the newest tag v*
+## or hack/bench-baseline) and this build, figures and ratios side by side (BENCH_UPSTREAM=1 adds upstream's EBS
+## controller); ~30 min (see docs/benchmarks.md)
 bench: build
 	@bash hack/bench.sh
 
-## bench-controller: the controller runs alone; RUNS=ebs:200,efs:500 picks them (see hack/bench.sh)
+## bench-controller: the controller runs alone; RUNS=ebs:200,efs:500 picks them, BENCH_COMPARE the side-by-side ones
+## (see hack/bench.sh)
 bench-controller: build
 	@SKIP_NODE_BENCH=1 bash hack/bench.sh
 

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -54,8 +55,16 @@ public final class InFlightOperations {
    */
   public record Settings(Duration workBudget, Duration keepResult) {
 
-    /** Five minutes of work: the rate limit's queue of a few thousand calls; a minute covers a sidecar's backoff. */
-    public static final Settings DEFAULT = new Settings(Duration.ofMinutes(5), Duration.ofMinutes(1));
+    /**
+     * Fifteen minutes of work: EC2's CreateVolume bucket refills 5 tokens a second, so 3,000 calls sent at once
+     * (several clusters' provisioners) queue for 600 s; with a 5 min budget the rate limiter refused at once every
+     * call whose wait passed it, and those callers backed off exponentially (each refusal doubling the sidecar's wait,
+     * up to its 30 min) and lost their place: in a run of 3,000 at once 869 lifecycles sat in their backoff after
+     * the bucket's queue had emptied. A success is kept as long: a caller answered DEADLINE_EXCEEDED while the work ran has a
+     * backoff of up to about half the time it waited, and a result forgotten before its retry (1 min: 713 creates
+     * done twice in that run) makes the retry start the work again, a second EC2 call and its token.
+     */
+    public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(15));
 
     public Settings {
       if (workBudget.isNegative() || workBudget.isZero() || keepResult.isNegative()) {
@@ -75,6 +84,8 @@ public final class InFlightOperations {
     /** Whether a success may answer a repeat that arrives after the work finished. */
     final Predicate<Object> keepable;
     volatile Thread worker;
+    /** The timer that forgets the kept success; cancelled when the success is forgotten or replaced before. */
+    volatile ScheduledFuture<?> forget;
 
     Operation(String name, Object arguments, Predicate<Object> keepable) {
       this.name = name;
@@ -88,6 +99,17 @@ public final class InFlightOperations {
 
     boolean succeeded() {
       return outcome.isDone() && !outcome.isCompletedExceptionally();
+    }
+
+    /**
+     * Drops the timer (and with it the timer's hold on this operation, its request and answer), so that an answer
+     * forgotten or replaced early is not kept in memory until the keep time passes.
+     */
+    void cancelForget() {
+      ScheduledFuture<?> timer = forget;
+      if (timer != null) {
+        timer.cancel(false);
+      }
     }
   }
 
@@ -166,8 +188,14 @@ public final class InFlightOperations {
    * again instead of answering what is no longer true.
    */
   public void forgetResults(BiPredicate<String, Object> stale) {
-    operations.entrySet().removeIf(e -> e.getValue().succeeded()
-        && stale.test(e.getKey(), e.getValue().outcome.getNow(null)));
+    operations.entrySet().removeIf(e -> {
+      Operation op = e.getValue();
+      if (op.succeeded() && stale.test(e.getKey(), op.outcome.getNow(null))) {
+        op.cancelForget();
+        return true;
+      }
+      return false;
+    });
   }
 
   /** Whether an operation on {@code key} is running now. */
@@ -186,6 +214,9 @@ public final class InFlightOperations {
       }
       if (existing != null && !existing.outcome.isDone()) {
         return existing;
+      }
+      if (existing != null) {
+        existing.cancelForget();
       }
       started[0] = new Operation(operation, arguments, keepable);
       return started[0];
@@ -230,11 +261,16 @@ public final class InFlightOperations {
         return;
       } finally {
         context.cancel(null);
+        op.worker = null; // a kept answer does not keep its finished thread
       }
       if (settings.keepResult().isZero() || !op.keepable.test(result)) {
         operations.remove(key, op);
       } else {
-        timers.schedule(() -> operations.remove(key, op), settings.keepResult().toNanos(), TimeUnit.NANOSECONDS);
+        op.forget = timers.schedule(() -> operations.remove(key, op), settings.keepResult().toNanos(),
+            TimeUnit.NANOSECONDS);
+        if (operations.get(key) != op) {
+          op.cancelForget(); // forgotten or replaced before its timer was set
+        }
       }
       LOG.debug("{} of {} finished", op.name, key);
     });

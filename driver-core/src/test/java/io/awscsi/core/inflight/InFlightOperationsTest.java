@@ -140,6 +140,25 @@ class InFlightOperationsTest {
   }
 
   @Test
+  void aForgottenOrReplacedAnswerIsNotHeldInMemoryUntilItsKeepTimePasses() throws Exception {
+    InFlightOperations longKeep = new InFlightOperations(
+        new InFlightOperations.Settings(Duration.ofMinutes(2), Duration.ofMinutes(15)));
+    java.lang.ref.WeakReference<Object> forgotten = new java.lang.ref.WeakReference<>(
+        longKeep.run("pvc-1", "CreateVolume", "args", () -> new StringBuilder("vol-1")));
+    java.lang.ref.WeakReference<Object> replaced = new java.lang.ref.WeakReference<>(
+        longKeep.run("vol-1/i-1", "ControllerPublishVolume", "args", () -> new StringBuilder("attached")));
+    longKeep.run("vol-1/i-1", "ControllerUnpublishVolume", "args", () -> "detached");
+    longKeep.forgetResults((key, answer) -> key.equals("pvc-1"));
+
+    for (int i = 0; i < 50 && (forgotten.get() != null || replaced.get() != null); i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    assertThat(forgotten.get()).as("the forgotten CreateVolume answer").isNull();
+    assertThat(replaced.get()).as("the publish answer the unpublish replaced").isNull();
+  }
+
+  @Test
   void anotherOperationOnTheKeyReplacesAKeptResult() {
     CallGate open = CallGate.opened();
     operations.run("vol-1/i-1", "ControllerPublishVolume", "args", work(open));

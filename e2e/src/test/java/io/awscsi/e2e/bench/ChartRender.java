@@ -51,7 +51,8 @@ final class ChartRender {
   }
 
   private static final Pattern CONTAINER = Pattern.compile("^(\\s*)- name: (\\S+)\\s*$");
-  private static final Pattern ARG = Pattern.compile("^\\s*- \"(.*)\"\\s*$");
+  /** An args item, quoted as the project's charts render it or plain as upstream's do ({@code - controller}). */
+  private static final Pattern ARG = Pattern.compile("^\\s*- (?:\"(.*)\"|(\\S.*?))\\s*$");
 
   private final List<Container> containers;
 
@@ -67,7 +68,10 @@ final class ChartRender {
     }
   }
 
-  /** Containers with an {@code args:} list of quoted strings, as the project's charts render them. */
+  /**
+   * Containers with an {@code args:} list: quoted strings as the project's charts render them, or plain ones as
+   * upstream's chart does (read for the upstream controller's arguments). Items are indented past {@code args:}.
+   */
   static ChartRender parse(String yaml) {
     List<Container> found = new ArrayList<>();
     String[] lines = yaml.split("\n");
@@ -82,11 +86,13 @@ final class ChartRender {
       // The container's own keys are indented two past its "- name:"; its args follow "args:".
       while (j < lines.length && (lines[j].isBlank() || leading(lines[j]) > indent)) {
         if (lines[j].strip().equals("args:")) {
+          int argsIndent = leading(lines[j]);
           int k = j + 1;
-          while (k < lines.length && (lines[k].isBlank() || ARG.matcher(lines[k]).matches())) {
+          while (k < lines.length && (lines[k].isBlank()
+              || leading(lines[k]) >= argsIndent && ARG.matcher(lines[k]).matches())) {
             Matcher a = ARG.matcher(lines[k]);
             if (a.matches()) {
-              args.add(a.group(1));
+              args.add(a.group(1) != null ? a.group(1) : a.group(2));
             }
             k++;
           }

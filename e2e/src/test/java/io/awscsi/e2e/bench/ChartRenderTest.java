@@ -55,6 +55,25 @@ class ChartRenderTest {
   }
 
   @Test
+  void readsUpstreamsPlainArgsWithoutTakingTheNextContainer() {
+    ChartRender render = ChartRender.parse("""
+        containers:
+          - name: ebs-plugin
+            args:
+              - controller
+              - --endpoint=$(CSI_ENDPOINT)
+              - --http-endpoint=0.0.0.0:3301
+          - name: csi-provisioner
+            args:
+              - --timeout=60s
+        """);
+    assertThat(render.controllerPlugin("ebs-plugin").args())
+        .containsExactly("controller", "--endpoint=$(CSI_ENDPOINT)", "--http-endpoint=0.0.0.0:3301");
+    assertThat(render.sidecar("csi-provisioner", Duration.ofSeconds(15)).timeout())
+        .isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
   void backoffDoublesPerFailureUpToTheMaximum() {
     var s = new ChartRender.Sidecar("x", Duration.ofSeconds(60), 1, Duration.ofSeconds(1), Duration.ofSeconds(10));
     assertThat(s.backoff(1)).isEqualTo(Duration.ofSeconds(1));

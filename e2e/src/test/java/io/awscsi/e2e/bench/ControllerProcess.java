@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,26 +22,52 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The driver's controller as users run it: {@code bin/aws-csi-driver} of the built distribution with the plugin
  * arguments the chart renders (its socket and HTTP endpoint moved to loopback paths of this run), plus its resident
- * memory, live heap and CPU time read from {@code /proc} and {@code jcmd}.
+ * memory, live heap and CPU time read from {@code /proc} and {@code jcmd}, and the time from its start to the first
+ * answered GetPluginInfo. The same for another distribution (a baseline's) or upstream's Go binary (see
+ * {@link Subject}), so that one run compares them.
  */
 final class ControllerProcess implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
   static final boolean NMT = "1".equals(System.getenv("BENCH_NMT"));
 
+  /**
+   * What runs as the controller: a distribution of this project ({@code bin/aws-csi-driver} under {@code path}: the
+   * current build or the baseline's), or upstream's Go binary at {@code path}, started as {@code uid} (and its group
+   * {@code gid}) through
+   * {@code setpriv} so that a firewall rule on that uid (hack/bench.sh) keeps every packet it sends on loopback.
+   */
+  record Subject(String label, Path path, boolean upstream, int uid, int gid) {
+
+    static Subject distribution(String label, Path dist) {
+      return new Subject(label, dist, false, -1, -1);
+    }
+
+    static Subject upstream(Path binary, int uid, int gid) {
+      if (uid <= 0) {
+        throw new IllegalArgumentException("upstream's controller runs only as a dedicated uid (--upstream-uid) "
+            + "whose packets a firewall rule keeps on loopback; got " + uid);
+      }
+      return new Subject("upstream", binary, true, uid, gid);
+    }
+  }
+
   private final Process process;
+  private final Subject subject;
   private final Path socket;
   private final Path log;
   private final AtomicLong sampledPeakKiB = new AtomicLong();
   private final Thread sampler;
-  private final long startNanos = System.nanoTime();
-  private double startSeconds = Double.NaN;
-  private double startCpuSeconds = Double.NaN;
+  private final long startedNanos;
+  private double startupSeconds = Double.NaN;
+  private double startupCpuSeconds = Double.NaN;
 
-  private ControllerProcess(Process process, Path socket, Path log) {
+  private ControllerProcess(Process process, Subject subject, Path socket, Path log, long startedNanos) {
     this.process = process;
+    this.subject = subject;
     this.socket = socket;
     this.log = log;
+    this.startedNanos = startedNanos;
     this.sampler = Thread.ofVirtual().name("rss-sampler").start(() -> {
       while (process.isAlive()) {
         sampledPeakKiB.accumulateAndGet(rssKiB(), Math::max);
@@ -59,9 +86,27 @@ final class ControllerProcess implements AutoCloseable {
    */
   static ControllerProcess start(Path dist, List<String> pluginArgs, Map<String, String> environment, Path work)
       throws IOException, InterruptedException {
+    return start(Subject.distribution("current", dist), pluginArgs, environment, work);
+  }
+
+  /**
+   * Starts {@code subject} with {@code pluginArgs} (endpoint and HTTP endpoint replaced) and {@code environment}, and
+   * waits for a ready Probe on its socket. Upstream's binary gets an environment of its own: the emulated EC2 as its
+   * EC2 endpoint, instance metadata disabled, dummy keys, nothing of this process's environment.
+   */
+  static ControllerProcess start(Subject subject, List<String> pluginArgs, Map<String, String> environment,
+      Path work) throws IOException, InterruptedException {
     Path socket = work.resolve("controller.sock");
     Path log = work.resolve("controller.log");
-    List<String> command = new ArrayList<>(List.of(dist.resolve("bin/aws-csi-driver").toString()));
+    List<String> command = new ArrayList<>();
+    if (subject.upstream()) {
+      command.addAll(List.of("setpriv", "--reuid=" + subject.uid(), "--regid=" + subject.gid(), "--clear-groups",
+          "--", subject.path().toString()));
+      // Its socket goes into the run's directory, which the dedicated uid may write.
+      Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
+    } else {
+      command.add(subject.path().resolve("bin/aws-csi-driver").toString());
+    }
     for (String arg : pluginArgs) {
       if (arg.startsWith("--endpoint")) {
         command.add("--endpoint=unix://" + socket);
@@ -73,32 +118,57 @@ final class ControllerProcess implements AutoCloseable {
     }
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().putAll(environment);
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    if (NMT) {
-      // Where native memory goes (BENCH_NMT=1): baseline at idle, diff after the load.
-      pb.environment().merge("JAVA_OPTS", "-XX:NativeMemoryTracking=summary", (a, b) -> a + " " + b);
+    if (subject.upstream()) {
+      Map<String, String> env = pb.environment();
+      env.clear();
+      env.putAll(environment);
+      String endpoint = environment.get("AWS_ENDPOINT_URL");
+      env.put("PATH", "/usr/bin:/bin");
+      env.put("HOME", work.toString());
+      env.put("AWS_EC2_ENDPOINT", endpoint);
+      env.put("AWS_EC2_METADATA_DISABLED", "true");
+      env.put("AWS_ACCESS_KEY_ID", "AKIDBENCHMARK");
+      env.put("AWS_SECRET_ACCESS_KEY", "benchmark");
+      if (endpoint == null || !endpoint.startsWith("http://127.0.0.1:")) {
+        throw new IllegalArgumentException("upstream's controller only ever gets a loopback endpoint; got " + endpoint);
+      }
+    } else {
+      pb.environment().putAll(environment);
+      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+      if (NMT) {
+        // Where native memory goes (BENCH_NMT=1): baseline at idle, diff after the load.
+        pb.environment().merge("JAVA_OPTS", "-XX:NativeMemoryTracking=summary", (a, b) -> a + " " + b);
+      }
     }
-    ControllerProcess p = new ControllerProcess(pb.start(), socket, log);
+    long started = System.nanoTime();
+    ControllerProcess p = new ControllerProcess(pb.start(), subject, socket, log, started);
     p.awaitReady(command);
     return p;
   }
 
   private void awaitReady(List<String> command) throws InterruptedException {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    // First the start-up figure: a GetPluginInfo tried as soon as the socket exists, every 5 ms (a fresh channel
+    // each time, so that no reconnect backoff delays the first answer).
+    while (Double.isNaN(startupSeconds) && System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the controller exited with " + process.exitValue() + ":\n" + logTail());
+      }
+      if (Files.exists(socket) && pluginInfo()) {
+        startupSeconds = (System.nanoTime() - startedNanos) / 1e9;
+        startupCpuSeconds = cpuSeconds();
+        break;
+      }
+      Thread.sleep(5);
+    }
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException("the controller exited with " + process.exitValue() + ":\n" + logTail());
       }
-      if (Files.exists(socket) && Double.isNaN(startSeconds) && pluginInfo()) {
-        // What a cluster pays on every start: the sidecars' first call answered, and the CPU spent until then.
-        startSeconds = (System.nanoTime() - startNanos) / 1e9;
-        startCpuSeconds = cpuSeconds();
-      }
-      if (!Double.isNaN(startSeconds) && probe()) {
+      if (Files.exists(socket) && probe()) {
         return;
       }
-      Thread.sleep(Double.isNaN(startSeconds) ? 10 : 100);
+      Thread.sleep(100);
     }
     throw new IllegalStateException(String.join(" ", command) + " was not ready within " + START_TIMEOUT + ":\n"
         + logTail());
@@ -107,9 +177,8 @@ final class ControllerProcess implements AutoCloseable {
   private boolean pluginInfo() {
     ManagedChannel channel = channel();
     try {
-      IdentityGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS)
-          .getPluginInfo(GetPluginInfoRequest.getDefaultInstance());
-      return true;
+      return !IdentityGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS)
+          .getPluginInfo(GetPluginInfoRequest.getDefaultInstance()).getName().isEmpty();
     } catch (StatusRuntimeException e) {
       return false;
     } finally {
@@ -118,20 +187,26 @@ final class ControllerProcess implements AutoCloseable {
   }
 
   /** Seconds from the process's start to its first answered GetPluginInfo. */
-  double startSeconds() {
-    return startSeconds;
+  double startupSeconds() {
+    return startupSeconds;
   }
 
   /** CPU seconds the process had used when it first answered GetPluginInfo. */
-  double startCpuSeconds() {
-    return startCpuSeconds;
+  double startupCpuSeconds() {
+    return startupCpuSeconds;
+  }
+
+  Subject subject() {
+    return subject;
   }
 
   private boolean probe() {
     ManagedChannel channel = channel();
     try {
-      return IdentityGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS)
-          .probe(ProbeRequest.getDefaultInstance()).getReady().getValue();
+      // Ready when the answer says so or says nothing (the spec's default; upstream leaves the field out).
+      var answer = IdentityGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS)
+          .probe(ProbeRequest.getDefaultInstance());
+      return !answer.hasReady() || answer.getReady().getValue();
     } catch (StatusRuntimeException e) {
       return false;
     } finally {
@@ -202,7 +277,11 @@ final class ControllerProcess implements AutoCloseable {
     }
   }
 
+  /** Live objects by class; none for upstream's binary (jcmd's attach sends SIGQUIT, which ends a Go process). */
   Histogram histogram() {
+    if (subject.upstream()) {
+      return new Histogram(-1, Map.of());
+    }
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     Map<String, long[]> byClass = new java.util.HashMap<>();
     long total = -1;
@@ -230,14 +309,14 @@ final class ControllerProcess implements AutoCloseable {
 
   /** {@code jcmd VM.native_memory baseline} (with BENCH_NMT=1), or nothing. */
   void nmtBaseline() {
-    if (NMT) {
+    if (NMT && !subject.upstream()) {
       jcmd("VM.native_memory", "baseline");
     }
   }
 
   /** The native-memory diff since the baseline (with BENCH_NMT=1), or an empty string. */
   String nmtDiff() {
-    return NMT ? jcmd("VM.native_memory", "summary.diff") : "";
+    return NMT && !subject.upstream() ? jcmd("VM.native_memory", "summary.diff") : "";
   }
 
   private String jcmd(String... command) {

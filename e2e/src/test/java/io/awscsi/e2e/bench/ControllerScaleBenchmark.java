@@ -55,6 +55,13 @@ import software.amazon.awssdk.services.efs.EfsClient;
  * <p>Arguments: {@code --dist DIR --ebs-render FILE --efs-render FILE [--runs ebs:200,ebs:1000,...] [--nodes 50]
  * [--table FILE] [--sidecar-workers N]}; the last puts N in place of the chart's {@code --worker-threads} of each
  * work queue, e.g. N = the run's lifecycles for several clusters' provisioners (or a burst of retries) calling at once.
+ *
+ * <p>Side by side: {@code --baseline DIR} (a previous release's distribution), {@code --upstream BINARY
+ * --upstream-uid UID --upstream-gid GID --upstream-render FILE} (upstream's EBS controller with the arguments upstream's chart renders,
+ * run as a uid whose packets a firewall rule keeps on loopback) and {@code --compare ebs:200,ebs:1000} (the runs that
+ * compare; default all EBS runs of {@code --runs}): each compared run is run once per form, alternated (previous,
+ * current, upstream), each on fresh emulated AWS, with the same client; a second table puts their figures and the
+ * ratios side by side.
  */
 public final class ControllerScaleBenchmark {
 
@@ -66,9 +73,10 @@ public final class ControllerScaleBenchmark {
   private static final int EXISTING_ACCESS_POINTS = 1000;
   private static final int FLOOR_TRIALS = 200;
 
-  /** One row of the final table. */
+  /** One row of the final table; {@code rssMiB} is idle, peak and 40 s after the load; {@code load} the 1-min load. */
   record Row(String run, int n, double wall, double floor, long failed, long throttled, long nonOk,
-      Map<String, double[]> p50p99, String calls, String memory, double cpuPerLifecycle) {}
+      Map<String, double[]> p50p99, String calls, String memory, double cpuPerLifecycle, String subject,
+      long[] rssMiB, double startupSeconds, double startupCpuSeconds, String load) {}
 
   private final Path dist;
   private final ChartRender ebsRender;
@@ -77,6 +85,8 @@ public final class ControllerScaleBenchmark {
   /** In place of the chart's worker threads per work queue; 0 keeps the chart's. */
   private final int sidecarWorkers;
   private final List<Row> rows = new ArrayList<>();
+  /** Upstream's chart render, for its controller's arguments (with --upstream). */
+  private ChartRender upstreamRender;
 
   private ControllerScaleBenchmark(Path dist, ChartRender ebsRender, ChartRender efsRender, int nodes,
       int sidecarWorkers) {
@@ -101,34 +111,77 @@ public final class ControllerScaleBenchmark {
     var bench = new ControllerScaleBenchmark(dist, ChartRender.read(Path.of(options.get("ebs-render"))),
         ChartRender.read(Path.of(options.get("efs-render"))), Integer.parseInt(options.getOrDefault("nodes", "50")),
         Integer.parseInt(options.getOrDefault("sidecar-workers", "0")));
-    for (String run : options.getOrDefault("runs", "ebs:200,ebs:1000,ebs:3000,faults:1000,efs:500").split(",")) {
+    ControllerProcess.Subject current = ControllerProcess.Subject.distribution("current", dist);
+    ControllerProcess.Subject previous = options.containsKey("baseline")
+        ? ControllerProcess.Subject.distribution("previous", Path.of(options.get("baseline")).toAbsolutePath()) : null;
+    ControllerProcess.Subject upstream = null;
+    if (options.containsKey("upstream")) {
+      upstream = ControllerProcess.Subject.upstream(Path.of(options.get("upstream")).toAbsolutePath(),
+          Integer.parseInt(options.getOrDefault("upstream-uid", "-1")),
+          Integer.parseInt(options.getOrDefault("upstream-gid", "-1")));
+      bench.upstreamRender = ChartRender.read(Path.of(options.get("upstream-render")));
+    }
+    String runs = options.getOrDefault("runs", "ebs:200,ebs:1000,ebs:3000,faults:1000,efs:500");
+    List<String> compare = List.of(options.getOrDefault("compare", runs).split(",")).stream().map(String::trim)
+        .toList();
+    for (String run : runs.split(",")) {
       String[] parts = run.trim().split(":");
       int n = Integer.parseInt(parts[1]);
-      switch (parts[0]) {
-        case "ebs" -> bench.ebs("ebs", n, false);
-        case "faults" -> bench.ebs("ebs + faults", n, true);
-        case "efs" -> bench.efs(n);
-        default -> throw new IllegalArgumentException("unknown run " + run + ": use ebs:N, faults:N or efs:N");
+      // Alternated per run, previous first: a drift of the machine's load shows in both forms' figures.
+      List<ControllerProcess.Subject> subjects = new ArrayList<>();
+      if (compare.contains(run.trim())) {
+        if (previous != null) {
+          subjects.add(previous);
+        }
+        subjects.add(current);
+        if (upstream != null && !parts[0].equals("efs")) {
+          subjects.add(upstream);
+        }
+      } else {
+        subjects.add(current);
+      }
+      for (ControllerProcess.Subject subject : subjects) {
+        switch (parts[0]) {
+          case "ebs" -> bench.ebs("ebs", n, false, subject);
+          case "faults" -> bench.ebs("ebs + faults", n, true, subject);
+          case "efs" -> bench.efs(n, subject);
+          default -> throw new IllegalArgumentException("unknown run " + run + ": use ebs:N, faults:N or efs:N");
+        }
       }
     }
     String table = bench.table();
+    String comparison = bench.comparisonTable();
     System.out.println();
     System.out.println(table);
+    if (!comparison.isEmpty()) {
+      System.out.println(comparison);
+    }
     if (options.containsKey("table")) {
-      Files.writeString(Path.of(options.get("table")), table);
+      Files.writeString(Path.of(options.get("table")), table + (comparison.isEmpty() ? "" : "\n" + comparison));
+    }
+  }
+
+  /** The 1-minute load average now (the machine is shared: each figure says under which load it was taken). */
+  private static String loadNow() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (java.io.IOException e) {
+      return "?";
     }
   }
 
   // ---- EBS
 
-  private void ebs(String label, int n, boolean withFaults) throws Exception {
+  private void ebs(String label, int n, boolean withFaults, ControllerProcess.Subject subject) throws Exception {
     RealismProfile profile = RealismProfile.realistic();
     ChartRender.Sidecar provisioner = sidecar(ebsRender, "csi-provisioner", Duration.ofSeconds(15));
     ChartRender.Sidecar attacher = sidecar(ebsRender, "csi-attacher", Duration.ofSeconds(15));
     LifecycleFloor.Faults faults = withFaults
         ? new LifecycleFloor.Faults(0.03, 30, 40, 0.05, u -> 20 + 20 * u) : LifecycleFloor.Faults.NONE;
     LifecycleFloor.Result floor = LifecycleFloor.simulate(profile, n, nodes, faults, FLOOR_TRIALS, 17);
-    System.out.printf("%n=== %s: N=%d lifecycles over %d nodes, realism profile 'realistic'%n", label, n, nodes);
+    String loadBefore = loadNow();
+    System.out.printf("%n=== %s: N=%d lifecycles over %d nodes, realism profile 'realistic'; controller: %s (%s); "
+        + "load %s%n", label, n, nodes, subject.label(), subject.path(), loadBefore);
     System.out.println("client: " + provisioner + " (claims and volumes: one queue each); " + attacher);
     printFloor(floor, profile, faults);
 
@@ -147,8 +200,11 @@ public final class ControllerScaleBenchmark {
           + "with the root volume)%n", perNode, LocalAws.INSTANCE_TYPE, driverLimit, profile.attachmentLimit());
       Neighbour neighbour = withFaults ? new Neighbour(ec2, instances.getFirst()) : null;
 
-      try (ControllerProcess driver = ControllerProcess.start(dist, ebsRender.controllerPlugin("ebs-plugin").args(),
-          aws.driverEnvironment(), work)) {
+      List<String> pluginArgs = subject.upstream() ? upstreamRender.controllerPlugin("ebs-plugin").args()
+          : ebsRender.controllerPlugin("ebs-plugin").args();
+      try (ControllerProcess driver = ControllerProcess.start(subject, pluginArgs, aws.driverEnvironment(), work)) {
+        System.out.printf("start to GetPluginInfo answered: %.3f s, CPU %.2f s%n", driver.startupSeconds(),
+            driver.startupCpuSeconds());
         Thread.sleep(5000);
         long idleRss = driver.rssKiB();
         ControllerProcess.Histogram idleHistogram = driver.histogram();
@@ -208,8 +264,8 @@ public final class ControllerScaleBenchmark {
         String describes = printEc2(ec2Stats, n, neighbour);
         String memory = String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB; "
             + "start to GetPluginInfo %.2f s, CPU %.2f s", idleRss / 1024, peakRss / 1024, afterRss / 1024,
-            afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0, driver.startSeconds(),
-            driver.startCpuSeconds());
+            afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0, driver.startupSeconds(),
+            driver.startupCpuSeconds());
         System.out.printf("controller: RSS idle %d MiB, peak %d MiB, 40 s after the load %d MiB, after a full GC %d "
             + "MiB; live heap after a full GC: idle %.1f MiB, after the load %.1f MiB (%+.0f bytes per lifecycle); CPU "
             + "%.1f s = %.4f s per lifecycle%n", idleRss / 1024, peakRss / 1024, afterRss / 1024, afterGcRss / 1024,
@@ -224,7 +280,8 @@ public final class ControllerScaleBenchmark {
         }
         long nonOk = stats.values().stream().mapToLong(SidecarCaller.MethodStats::failed).sum();
         rows.add(new Row(label, n, wall, floor.meanSeconds(), failed.get(), throttled, nonOk, latencies, describes,
-            memory, cpu / n));
+            memory, cpu / n, subject.label(), new long[] {idleRss / 1024, peakRss / 1024, afterRss / 1024},
+            driver.startupSeconds(), driver.startupCpuSeconds(), loadBefore + "-" + loadNow()));
       }
     } finally {
       deleteTree(work);
@@ -245,7 +302,8 @@ public final class ControllerScaleBenchmark {
         .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(1L << 30))
         .addVolumeCapabilities(ext4)
         .putParameters("type", "gp3")
-        .putParameters("csi.storage.k8s.io/fstype", "ext4")
+        // The provisioner takes csi.storage.k8s.io/fstype out of the parameters (the capability carries it) and adds
+        // the PVC/PV names (--extra-create-metadata); upstream refuses the former as an unknown key.
         .putParameters("csi.storage.k8s.io/pvc/name", "data-" + k)
         .putParameters("csi.storage.k8s.io/pvc/namespace", "bench")
         .putParameters("csi.storage.k8s.io/pv/name", name)
@@ -411,11 +469,13 @@ public final class ControllerScaleBenchmark {
 
   // ---- EFS
 
-  private void efs(int n) throws Exception {
+  private void efs(int n, ControllerProcess.Subject subject) throws Exception {
     RealismProfile profile = RealismProfile.realistic();
     ChartRender.Sidecar provisioner = sidecar(efsRender, "csi-provisioner", Duration.ofSeconds(15));
     System.out.printf("%n=== efs: %d concurrent CreateVolume + DeleteVolume (efs-ap) on one file system with %d "
-        + "access points, realism profile 'realistic'%n", n, EXISTING_ACCESS_POINTS);
+        + "access points, realism profile 'realistic'; controller: %s%n", n, EXISTING_ACCESS_POINTS,
+        subject.label());
+    String loadBefore = loadNow();
     System.out.println("client: " + provisioner + " (claims and volumes: one queue each)");
     int pageSize = 1000;
     int pages = (EXISTING_ACCESS_POINTS + n) / pageSize + 1;
@@ -443,7 +503,7 @@ public final class ControllerScaleBenchmark {
       for (int i = 0; i < EXISTING_ACCESS_POINTS; i++) {
         existing.put(50_000 + 2L * i, "existing-" + i);
       }
-      try (ControllerProcess driver = ControllerProcess.start(dist, efsRender.controllerPlugin("efs-plugin").args(),
+      try (ControllerProcess driver = ControllerProcess.start(subject, efsRender.controllerPlugin("efs-plugin").args(),
           aws.driverEnvironment(), work)) {
         Thread.sleep(5000);
         long idleRss = driver.rssKiB();
@@ -539,11 +599,10 @@ public final class ControllerScaleBenchmark {
         long nonOk = stats.values().stream().mapToLong(SidecarCaller.MethodStats::failed).sum();
         rows.add(new Row("efs (1,000 APs on the fs)", n, wall, floor.meanSeconds(), failed.get(),
             efsStats.totalThrottled(), nonOk, latencies, calls.toString(),
-            String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB; start to "
-                + "GetPluginInfo %.2f s, CPU %.2f s", idleRss / 1024, peakRss / 1024, afterRss / 1024,
-                afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0, driver.startSeconds(),
-                driver.startCpuSeconds()),
-            cpu / n));
+            String.format("RSS %d / %d / %d (%d after a full GC) MiB; live heap %.1f / %.1f MiB", idleRss / 1024,
+                peakRss / 1024, afterRss / 1024, afterGcRss / 1024, idleHeap / 1048576.0, afterHeap / 1048576.0),
+            cpu / n, subject.label(), new long[] {idleRss / 1024, peakRss / 1024, afterRss / 1024},
+            driver.startupSeconds(), driver.startupCpuSeconds(), loadBefore + "-" + loadNow()));
       }
     } finally {
       deleteTree(work);
@@ -618,10 +677,66 @@ public final class ControllerScaleBenchmark {
           e.getKey().replace("Controller", "").replace("Volume", ""), e.getValue()[0], e.getValue()[1]))
           .collect(Collectors.joining(", "));
       t.append(String.format("| %s | %,d | %.1f / %.1f s = **%.2fx** | %d | %d | %d | %s | %s | %s | %.4f |%n",
-          r.run(), r.n(), r.wall(), r.floor(), r.wall() / r.floor(), r.failed(), r.throttled(), r.nonOk(), latencies,
+          r.subject().equals("current") ? r.run() : r.run() + " (" + r.subject() + ")", r.n(), r.wall(), r.floor(),
+          r.wall() / r.floor(), r.failed(), r.throttled(), r.nonOk(), latencies,
           r.calls(), r.memory(), r.cpuPerLifecycle()));
     }
     return t.toString();
+  }
+
+  /**
+   * The forms side by side, per run: each form's figures, then this build's over the previous release's and over
+   * upstream's (below 1.00x: this build uses less or is faster). Empty when only this build ran.
+   */
+  String comparisonTable() {
+    if (rows.stream().allMatch(r -> r.subject().equals("current"))) {
+      return "";
+    }
+    StringBuilder t = new StringBuilder();
+    t.append("| run | N | controller | failed | wall s | RSS MiB idle / peak / 40 s after | CPU s start-up / per "
+        + "lifecycle | start to GetPluginInfo s | CSI calls p50 / p99 s | load (1 min) |\n");
+    t.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    Map<String, List<Row>> byRun = new LinkedHashMap<>();
+    rows.forEach(r -> byRun.computeIfAbsent(r.run() + ":" + r.n(), k -> new ArrayList<>()).add(r));
+    for (List<Row> group : byRun.values()) {
+      if (group.size() < 2) {
+        continue;
+      }
+      for (Row r : group) {
+        String latencies = r.p50p99().entrySet().stream().map(e -> String.format("%s %.2f / %.2f",
+            shortName(e.getKey()), e.getValue()[0], e.getValue()[1])).collect(Collectors.joining(", "));
+        t.append(String.format("| %s | %,d | %s | %d | %.1f | %d / %d / %d | %.2f / %.4f | %.3f | %s | %s |%n",
+            r.run(), r.n(), r.subject(), r.failed(), r.wall(), r.rssMiB()[0], r.rssMiB()[1], r.rssMiB()[2],
+            r.startupCpuSeconds(), r.cpuPerLifecycle(), r.startupSeconds(), latencies, r.load()));
+      }
+      Row now = group.stream().filter(r -> r.subject().equals("current")).findFirst().orElse(null);
+      for (Row other : group) {
+        if (now == null || other == now) {
+          continue;
+        }
+        String latencies = now.p50p99().entrySet().stream().map(e -> {
+          double[] o = other.p50p99().getOrDefault(e.getKey(), new double[2]);
+          return String.format("%s %s / %s", shortName(e.getKey()), ratio(e.getValue()[0], o[0]),
+              ratio(e.getValue()[1], o[1]));
+        }).collect(Collectors.joining(", "));
+        t.append(String.format(
+            "| %s | %,d | **current / %s** | %d vs %d | %s | %s / %s / %s | %s / %s | %s | %s | |%n", now.run(),
+            now.n(), other.subject(), now.failed(), other.failed(), ratio(now.wall(), other.wall()),
+            ratio(now.rssMiB()[0], other.rssMiB()[0]), ratio(now.rssMiB()[1], other.rssMiB()[1]),
+            ratio(now.rssMiB()[2], other.rssMiB()[2]), ratio(now.startupCpuSeconds(), other.startupCpuSeconds()),
+            ratio(now.cpuPerLifecycle(), other.cpuPerLifecycle()),
+            ratio(now.startupSeconds(), other.startupSeconds()), latencies));
+      }
+    }
+    return t.toString();
+  }
+
+  private static String shortName(String method) {
+    return method.replace("Controller", "").replace("Volume", "");
+  }
+
+  private static String ratio(double a, double b) {
+    return b > 0 && !Double.isNaN(a) ? String.format("%.2fx", a / b) : "-";
   }
 
   private static double pct(List<Long> sorted, int percentile) {
