@@ -125,6 +125,9 @@ up() {
   [ -d "$KL_STATE" ] && down >/dev/null 2>&1
   ensure_packages
   ensure_helm
+  # `up` takes the minor from the environment alone (what a half-finished earlier run recorded is not inherited).
+  KL_KUBE_VERSION="${KUBE_LOCAL_KUBE_VERSION:-}"
+  [ -n "$KL_KUBE_VERSION" ] || B="$KL_TOOLS/bin"
   if [ -n "$KL_KUBE_VERSION" ]; then
     # build-minor.sh builds (or finds current) that minor's kube, and build.sh's sidecars beside it.
     bash "$KL_HERE/build-minor.sh" "$KL_KUBE_VERSION" || die "no kube of Kubernetes $KL_KUBE_VERSION (build-minor.sh)"
