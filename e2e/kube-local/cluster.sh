@@ -98,6 +98,7 @@ write_env() {
     echo "KUBE_LOCAL_DRIVER=$KL_DRIVER"
     echo "KUBE_LOCAL_NODE=$NODE_NAME"
     echo "KUBE_LOCAL_NODES=$KL_NODES"
+    echo "KUBE_LOCAL_KUBE_VERSION=$KL_KUBE_VERSION"
     local i names="" ; for (( i = 1; i <= KL_NODES; i++ )); do names+="${names:+,}$(node_name "$i")"; done
     echo "KUBE_LOCAL_NODE_NAMES=$names"
     echo "KUBE_LOCAL_STATE=$KL_STATE"
@@ -124,10 +125,20 @@ up() {
   [ -d "$KL_STATE" ] && down >/dev/null 2>&1
   ensure_packages
   ensure_helm
-  bash "$KL_HERE/build.sh"
+  # `up` takes the minor from the environment alone (what a half-finished earlier run recorded is not inherited).
+  KL_KUBE_VERSION="${KUBE_LOCAL_KUBE_VERSION:-}"
+  [ -n "$KL_KUBE_VERSION" ] || B="$KL_TOOLS/bin"
+  if [ -n "$KL_KUBE_VERSION" ]; then
+    # build-minor.sh builds (or finds current) that minor's kube, and build.sh's sidecars beside it.
+    bash "$KL_HERE/build-minor.sh" "$KL_KUBE_VERSION" || die "no kube of Kubernetes $KL_KUBE_VERSION (build-minor.sh)"
+  else
+    bash "$KL_HERE/build.sh"
+  fi
   mkdir -p "$KL_STATE" "$L" "$R"
   echo "$KL_DRIVER" > "$R/driver-mode"
   echo "$KL_NODES" > "$R/nodes"
+  [ -z "$KL_KUBE_VERSION" ] || echo "$KL_KUBE_VERSION" > "$R/kube-version"
+  say "Kubernetes $("$B/kubectl" version --client -o json | sed -n 's/.*"gitVersion": "\(.*\)",/\1/p' | head -n 1) from $B"
   say "state in $KL_STATE; logs in $L"
   # The driver under test, copied: a rebuild of dist/ while the cluster runs does not change it.
   cp -a "$DIST" "$KL_STATE/driver"

@@ -7,8 +7,17 @@ KL_ROOT="$(cd "$KL_HERE/../.." && pwd)"
 # worktree whose .tools links to the main checkout's) containerd refuses the node plugin's bidirectional mount
 # ("is mounted on / but it is not a shared mount"), found by the soak's first run.
 KL_TOOLS="$(realpath -m "${KUBE_LOCAL_TOOLS:-$KL_ROOT/.tools/kube-local}")"
-B="$KL_TOOLS/bin"
 KL_STATE="$KL_TOOLS/state"
+# The Kubernetes minor of the control plane and kubelets: build.sh's (1.37) unless KUBE_LOCAL_KUBE_VERSION names
+# another that build-minor.sh builds (1.32, the oldest EKS supports; README "The oldest EKS minor"). Its binaries are
+# in .tools/kube-local-<minor>/bin (the sidecars there are links to build.sh's); the state, ports and teardown are
+# the same. The minor the running cluster was brought up with wins, as the node count does.
+KL_KUBE_VERSION="${KUBE_LOCAL_KUBE_VERSION:-$(cat "$KL_STATE/run/kube-version" 2>/dev/null || true)}"
+if [ -n "$KL_KUBE_VERSION" ]; then
+  B="$(realpath -m "$KL_ROOT/.tools/kube-local-$KL_KUBE_VERSION/bin")"
+else
+  B="$KL_TOOLS/bin"
+fi
 P="$KL_STATE/pki"
 L="$KL_STATE/logs"
 R="$KL_STATE/run"

@@ -343,6 +343,27 @@ final class ClusterFixture implements AutoCloseable {
         .toList();
   }
 
+  /**
+   * The API server serves {@code kind} in {@code groupVersion} (discovery): what differs between Kubernetes minors,
+   * e.g. VolumeAttributesClass is {@code storage.k8s.io/v1} from 1.34 and {@code v1beta1} (when enabled) before.
+   */
+  boolean serves(String groupVersion, String kind) {
+    try {
+      var resources = client.getApiResources(groupVersion);
+      return resources != null && resources.getResources().stream().anyMatch(r -> kind.equals(r.getKind()));
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** The API server's version, e.g. {@code v1.32.13}. */
+  String serverVersion() {
+    return client.getKubernetesVersion().getGitVersion();
+  }
+
   /** The cluster serves VolumeSnapshots (external-snapshotter's CRDs are installed). */
   boolean hasSnapshotApi() {
     return client.apiextensions().v1().customResourceDefinitions()
