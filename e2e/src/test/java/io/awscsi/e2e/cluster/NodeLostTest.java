@@ -191,12 +191,12 @@ class NodeLostTest extends ClusterCase {
         + "instance)", () -> {
       cluster.client.nodes().withName(lost).delete();
     });
-    Pod moved = steps.step("replacement Running on " + survivor + " after the force detach (bound 12 min)", () -> {
+    steps.step("replacement Running on " + survivor + " after the force detach (bound 12 min)", () -> {
       Eventually.await("a ready replacement", Duration.ofMinutes(12), () -> pods().stream()
           .anyMatch(p -> !p.getMetadata().getUid().equals(first.getMetadata().getUid()) && Readiness.isPodReady(p)));
-      return pods().stream().filter(p -> !p.getMetadata().getUid().equals(first.getMetadata().getUid())
-          && Readiness.isPodReady(p)).findFirst().orElseThrow();
     });
+    Pod moved = pods().stream().filter(p -> !p.getMetadata().getUid().equals(first.getMetadata().getUid())
+        && Readiness.isPodReady(p)).findFirst().orElseThrow();
     assertThat(moved.getSpec().getNodeName()).isEqualTo(survivor);
     long fromDeletion = Duration.between(deleted, Instant.now()).toSeconds();
     long fromOff = Duration.between(off, Instant.now()).toSeconds();
