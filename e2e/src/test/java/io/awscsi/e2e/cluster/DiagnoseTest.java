@@ -299,7 +299,7 @@ class DiagnoseTest extends ClusterCase {
         System.out.println("[diagnose " + kind + " " + ref + "]\n" + last.text());
         return last;
       }
-      sleep(Duration.ofSeconds(2));
+      Eventually.sleep(Duration.ofSeconds(2));
     }
     throw new AssertionError("diagnose " + kind + " " + ref + " did not report the fault within " + SHOWS_WITHIN
         + "; last report:\n" + (last == null ? "(none)" : last.text()) + "\nevents of " + cluster.namespace + ":\n"
@@ -333,14 +333,5 @@ class DiagnoseTest extends ClusterCase {
   private static String line(Event e) {
     return e.getInvolvedObject().getKind() + "/" + e.getInvolvedObject().getName() + " " + e.getType() + " "
         + e.getReason() + ": " + e.getMessage();
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted", e);
-    }
   }
 }

@@ -16,6 +16,16 @@ final class Eventually {
 
   private Eventually() {}
 
+  /** Lets {@code d} pass (a hold that a case shows, not a wait for a condition); an interrupt fails the case. */
+  static void sleep(Duration d) {
+    try {
+      Thread.sleep(d);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
   static void await(String what, Duration timeout, Supplier<Boolean> condition) {
     Instant deadline = Instant.now().plus(timeout);
     Duration pause = FIRST;

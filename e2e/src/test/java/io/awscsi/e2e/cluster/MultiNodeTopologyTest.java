@@ -150,7 +150,7 @@ class MultiNodeTopologyTest extends ClusterCase {
     // The scheduler's words name no class or zone (volume binding finds no node for the claim): diagnose does, below.
     assertThat(reason).as("the scheduler's reason").contains("didn't find available persistent volumes to bind");
     steps.step("claim still Pending after the scheduler's retries (10 s)", () -> {
-      sleep(Duration.ofSeconds(10));
+      Eventually.sleep(Duration.ofSeconds(10));
       assertThat(cluster.pvc("data").getStatus().getPhase()).isEqualTo("Pending");
       assertThat(cluster.client.pods().inNamespace(cluster.namespace).withName("app").get().getSpec().getNodeName())
           .isNull();
@@ -186,14 +186,5 @@ class MultiNodeTopologyTest extends ClusterCase {
 
   private List<Pod> pods() {
     return cluster.client.pods().inNamespace(cluster.namespace).withLabel("app", "sts").list().getItems();
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

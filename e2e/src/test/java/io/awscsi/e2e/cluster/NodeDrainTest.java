@@ -94,7 +94,7 @@ class NodeDrainTest extends ClusterCase {
     steps.step("node plugin deleted: preStop holds it while the volume is attached (" + HELD.toSeconds() + " s)",
         () -> {
           cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).resource(plugin).delete();
-          sleep(HELD);
+          Eventually.sleep(HELD);
           assertThat(pluginPod(pluginUid)).as("the deleted node plugin, held by its preStop hook").isNotNull();
           assertThat(cluster.attachment(pv, node)).as("the volume's attachment to " + node).isPresent();
         });
@@ -142,14 +142,6 @@ class NodeDrainTest extends ClusterCase {
         .filter(p -> uid.equals(p.getMetadata().getUid())).findFirst().orElse(null);
   }
 
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
 
   /** Waits for the Deployment's ready pod that is not {@code notUid}, and returns it. */
   private Pod readyPod(String notUid) {

@@ -181,7 +181,7 @@ class NodeLostTest extends ClusterCase {
         r -> assertThat(r).containsIgnoringCase("waiting for detach"));
     steps.step("90 s later the volume is still attached to " + lost + " and the replacement not Running (the lost "
         + "pod object holds it)", () -> {
-      sleep(Duration.ofSeconds(90));
+      Eventually.sleep(Duration.ofSeconds(90));
       assertThat(cluster.attachment(pv, lost)).as("the VolumeAttachment of the lost node").isPresent();
       assertThat(pods()).noneMatch(p -> !p.getMetadata().getUid().equals(first.getMetadata().getUid())
           && Readiness.isPodReady(p));
@@ -258,14 +258,5 @@ class NodeLostTest extends ClusterCase {
 
   private List<Pod> pods() {
     return cluster.client.pods().inNamespace(cluster.namespace).withLabel("app", "lost").list().getItems();
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -178,7 +178,7 @@ final class Soak {
         count(operations, "retried");
         System.out.println("[soak] operation did not finish in bound (retried later): " + e.getMessage());
       }
-      sleep(config.operationPause());
+      Eventually.sleep(config.operationPause());
     }
     running.set(false);
     try {
@@ -337,7 +337,7 @@ final class Soak {
       if (verified.contains(claim)) {
         break;
       }
-      sleep(Duration.ofSeconds(2)); // the first write may still be running
+      Eventually.sleep(Duration.ofSeconds(2)); // the first write may still be running
     }
     mismatches.incrementAndGet();
     System.out.println("[soak] CHECKSUM MISMATCH on " + claim + " (pod " + pod + "): " + out);
@@ -417,7 +417,8 @@ final class Soak {
       // The pause ends early when the workload stops, so the end does not wait out a pause with no fault after it.
       Instant wake = Instant.now().plusMillis(mean / 2 + (long) (chaos.nextDouble() * mean));
       while (running.get() && Instant.now().isBefore(wake)) {
-        sleep(Duration.ofMillis(Math.max(1, Math.min(1000, Duration.between(Instant.now(), wake).toMillis()))));
+        Eventually.sleep(Duration.ofMillis(
+            Math.max(1, Math.min(1000, Duration.between(Instant.now(), wake).toMillis()))));
       }
       if (!running.get() || Instant.now().isAfter(end)) {
         return;
@@ -483,7 +484,7 @@ final class Soak {
         }
         String id = ids.get(chaos.nextInt(ids.size()));
         local.holdAttaching(id);
-        sleep(Duration.ofSeconds(10 + chaos.nextInt(20)));
+        Eventually.sleep(Duration.ofSeconds(10 + chaos.nextInt(20)));
         local.releaseAttaching(id);
       }
       case "EFS API frozen" -> {
@@ -492,7 +493,7 @@ final class Soak {
         int seconds = 5 + chaos.nextInt(20);
         local.stall("efs", List.of("*", "*", "CreateAccessPoint", "DeleteAccessPoint").get(chaos.nextInt(4)),
             seconds);
-        sleep(Duration.ofSeconds(seconds));
+        Eventually.sleep(Duration.ofSeconds(seconds));
       }
       case "IMDS outage" -> {
         // A node's IMDS unreachable for a while; half the time that node's plugin is killed during it and must come
@@ -511,7 +512,7 @@ final class Soak {
           }
         });
         if (killPlugin) {
-          sleep(Duration.ofSeconds(2));
+          Eventually.sleep(Duration.ofSeconds(2));
           cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).withLabel("app", plugin).list()
               .getItems().stream().filter(p -> nodes.get(node - 1).equals(p.getSpec().getNodeName()))
               .forEach(p -> cluster.client.pods().inNamespace(ClusterFixture.DRIVER_NAMESPACE).resource(p)
@@ -695,15 +696,6 @@ final class Soak {
   private static void count(Map<String, Integer> counts, String what) {
     synchronized (counts) {
       counts.merge(what, 1, Integer::sum);
-    }
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted", e);
     }
   }
 }

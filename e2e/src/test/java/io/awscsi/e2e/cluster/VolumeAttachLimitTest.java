@@ -109,7 +109,7 @@ class VolumeAttachLimitTest extends ClusterCase {
     });
     assertThat(reason).contains("exceed max volume count");
     steps.step("still Pending 10 s later, nothing attached beyond " + LIMIT, () -> {
-      sleep(Duration.ofSeconds(10));
+      Eventually.sleep(Duration.ofSeconds(10));
       assertThat(cluster.client.pods().inNamespace(cluster.namespace).withName(waiting).get().getStatus().getPhase())
           .isEqualTo("Pending");
       assertThat(cluster.client.storage().v1().volumeAttachments().list().getItems().stream()
@@ -155,14 +155,5 @@ class VolumeAttachLimitTest extends ClusterCase {
     }
     return csiNode.getSpec().getDrivers().stream().filter(d -> EBS.equals(d.getName())).findFirst()
         .map(CSINodeDriver::getAllocatable).map(a -> a.getCount());
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
   }
 }
