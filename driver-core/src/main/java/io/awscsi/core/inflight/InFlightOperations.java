@@ -60,8 +60,8 @@ public final class InFlightOperations {
      * (several clusters' provisioners) queue for 600 s; with a 5 min budget the rate limiter refused at once every
      * call whose wait passed it, and those callers backed off exponentially (each refusal doubling the sidecar's wait,
      * up to its 30 min) and lost their place: in a run of 3,000 at once 869 lifecycles sat in their backoff after
-     * the bucket's queue had emptied. A success is kept as long: a caller answered DEADLINE_EXCEEDED while the work ran has a
-     * backoff of up to about half the time it waited, and a result forgotten before its retry (1 min: 713 creates
+     * the bucket's queue had emptied. A success is kept as long: a caller answered DEADLINE_EXCEEDED while the work
+     * ran has a backoff of up to about half the time it waited, and a result forgotten before its retry (1 min: 713 creates
      * done twice in that run) makes the retry start the work again, a second EC2 call and its token.
      */
     public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(15));
@@ -149,14 +149,14 @@ public final class InFlightOperations {
   }
 
   /**
-   * As {@link #run(String, String, Object, Supplier)}, with a success kept for a late repeat only when {@code final}
+   * As {@link #run(String, String, Object, Supplier)}, with a success kept for a late repeat only when {@code isFinal}
    * holds for it: a result that describes a state still changing (a snapshot pending) is answered to the callers
    * waiting for the work, and a repeat after that runs the work again, which reads the state anew.
    */
   @SuppressWarnings("unchecked")
   public <T> T run(String key, String operation, Object arguments, Supplier<T> work, Predicate<? super T> isFinal) {
     Instant budgetEnd = CallBudget.deadline(settings.workBudget());
-    Predicate<Object> keepable = result -> ((Predicate<Object>) isFinal).test(result);
+    Predicate<Object> keepable = (Predicate<Object>) isFinal;
     Operation joined = join(key, operation, arguments, (Supplier<Object>) work, budgetEnd, keepable);
     // Until half the margin before the deadline: an attempt of a cloud call that does not answer ends at budgetEnd
     // (WorkProgress.attemptDeadline), so by then the work has said what did not answer.
